@@ -1,0 +1,3 @@
+/** Command-line entry point. */
+process.stderr.write('not implemented yet\n');
+process.exitCode = 1;

@@ -1,0 +1,97 @@
+/**
+ * The stable error codes of mcppipe: one entry per code, each with a doc comment that says when it is
+ * thrown and what the user should change. The value names the package that throws it.
+ *
+ * Codes are never reused or renamed (STYLE.md §5). `docs/errors.md` is generated from this file
+ * (`pnpm --filter @mcppipe/errors docs`) and a test fails when the two drift apart.
+ *
+ * @module
+ */
+export const errorCodes = {
+  // ── @mcppipe/namespace ────────────────────────────────────────────────────────────
+  /** An upstream name does not match `^[a-z][a-z0-9_-]{0,31}$` or contains `__` (DESIGN.md A6). Rename the upstream. */
+  MCPP_NS_INVALID_NAME: '@mcppipe/namespace',
+  /** An exposed tool or prompt name has no `__` separator or its upstream part is not a valid upstream name (A1). */
+  MCPP_NS_NOT_NAMESPACED: '@mcppipe/namespace',
+  /** A resource URI is not an `mcppipe://<upstream>/<base64url>` URI produced by `wrapResourceUri` (A2). */
+  MCPP_NS_NOT_WRAPPED: '@mcppipe/namespace',
+  /** Two upstreams in one layout share a name (A6); names must be unique. */
+  MCPP_NS_DUPLICATE_NAME: '@mcppipe/namespace',
+
+  // ── @mcppipe/upstream-state ───────────────────────────────────────────────────────
+  /** A lifecycle policy value (from options or a `MCPPIPE_UPSTREAM_*` environment variable) is not a valid number. */
+  MCPP_STATE_INVALID_POLICY: '@mcppipe/upstream-state',
+
+  // ── @mcppipe/config ───────────────────────────────────────────────────────────────
+  /** A configuration is invalid; `data.errors` lists every problem, each prefixed with its dot-path. */
+  MCPP_CFG_INVALID: '@mcppipe/config',
+  /** One bare `--upstream` and one bare `--stdio` were given: name them (`--upstream a=URL --stdio b="CMD"`) (A7). */
+  MCPP_CFG_AMBIGUOUS_SOURCES: '@mcppipe/config',
+  /** Two or more sources were given and one has no `name=` prefix (A7). */
+  MCPP_CFG_BARE_SOURCE: '@mcppipe/config',
+  /** `--upstreams-file` was combined with `--upstream` or `--stdio`; use one form (A8). */
+  MCPP_CFG_SOURCE_CONFLICT: '@mcppipe/config',
+  /** No upstream source was given and none was detected in local MCP clients. */
+  MCPP_CFG_NO_SOURCES: '@mcppipe/config',
+  /** A TOML or JSON configuration file has a syntax error; the message gives line and column. */
+  MCPP_CFG_SYNTAX: '@mcppipe/config',
+  /** A configuration file could not be read (missing, unreadable). */
+  MCPP_CFG_READ_FAILED: '@mcppipe/config',
+  /** `${VAR}` refers to an unset environment variable and has no `:-default`. Set the variable or add a default. */
+  MCPP_CFG_UNSET_VARIABLE: '@mcppipe/config',
+
+  // ── @mcppipe/supervisor ───────────────────────────────────────────────────────────
+  /** A stdio upstream's command could not be started (not found, not executable, bad cwd). */
+  MCPP_SUP_SPAWN_FAILED: '@mcppipe/supervisor',
+  /** An upstream did not finish its handshake within its start timeout. */
+  MCPP_SUP_START_TIMEOUT: '@mcppipe/supervisor',
+  /** An upstream could not be connected (refused, handshake error, protocol error). */
+  MCPP_SUP_CONNECT_FAILED: '@mcppipe/supervisor',
+  /** An upstream's process exited or its connection closed. */
+  MCPP_SUP_EXITED: '@mcppipe/supervisor',
+  /** A liveness probe (`ping` or `server/discover`) failed or timed out; the upstream is restarted. */
+  MCPP_SUP_PROBE_FAILED: '@mcppipe/supervisor',
+  /** No upstream with this name is supervised. */
+  MCPP_SUP_UNKNOWN_UPSTREAM: '@mcppipe/supervisor',
+  /** The upstream is not `available` (connecting, recovering or failed); calls fail fast. */
+  MCPP_SUP_UNAVAILABLE: '@mcppipe/supervisor',
+  /** The supervisor was stopped; no more calls are accepted. */
+  MCPP_SUP_STOPPED: '@mcppipe/supervisor',
+
+  // ── @mcppipe/aggregator ───────────────────────────────────────────────────────────
+  /** A tool, prompt or resource named by the agent is unknown (unknown prefix or unknown name); JSON-RPC -32602. */
+  MCPP_AGG_UNKNOWN_NAME: '@mcppipe/aggregator',
+  /** The upstream named by the prefix is not available; JSON-RPC -32000 `upstream_unavailable`. */
+  MCPP_AGG_UPSTREAM_UNAVAILABLE: '@mcppipe/aggregator',
+
+  // ── @mcppipe/hub ──────────────────────────────────────────────────────────────────
+  /** `server` names no server visible to the hub (unknown, or `"hub": false`). */
+  MCPP_HUB_UNKNOWN_SERVER: '@mcppipe/hub',
+  /** `tool` names no tool of that server. */
+  MCPP_HUB_UNKNOWN_TOOL: '@mcppipe/hub',
+  /** The server is not available; the message names its phase. */
+  MCPP_HUB_UNAVAILABLE: '@mcppipe/hub',
+  /** `call_tool` saw neither a result nor progress within its timeout (5 min by default). */
+  MCPP_HUB_TIMEOUT: '@mcppipe/hub',
+
+  // ── @mcppipe/oauth ────────────────────────────────────────────────────────────────
+  /** `jwt-key.pem` exists but is not a valid Ed25519 private key; the gateway refuses to start rather than mint a new key. */
+  MCPP_OAUTH_KEY_CORRUPT: '@mcppipe/oauth',
+  /** Neither `MCPPIPE_ADMIN_PASSWORD` nor `MCPPIPE_ADMIN_PASSWORD_HASH` is set, or the hash is not a bcrypt hash. */
+  MCPP_OAUTH_NO_PASSWORD: '@mcppipe/oauth',
+  /** An OAuth protocol error; `data.error` holds the RFC 6749 error code (`invalid_grant`, `invalid_client`, …). */
+  MCPP_OAUTH_PROTOCOL: '@mcppipe/oauth',
+  /** An access token failed verification (signature, algorithm, type, issuer, audience, expiry, revocation). */
+  MCPP_OAUTH_INVALID_TOKEN: '@mcppipe/oauth',
+
+  // ── apps ──────────────────────────────────────────────────────────────────────────
+  /** A command-line flag or argument is invalid; the message says which and how to fix it. */
+  MCPP_CLI_USAGE: 'mcppipe',
+  /** The HTTP listener could not bind (address in use, permission denied). */
+  MCPP_CLI_LISTEN_FAILED: 'mcppipe',
+  /** `PUBLIC_URL` is required when the gateway binds a non-loopback address. */
+  MCPP_GW_PUBLIC_URL_REQUIRED: '@mcppipe/gateway',
+} as const satisfies Record<string, string>;
+
+/** Every stable mcppipe error code. */
+export type McpPipeErrorCode = keyof typeof errorCodes;

@@ -1,6 +1,18 @@
 /**
- * `@mcppipe/supervisor`: One long-lived MCP client per upstream (stdio, Streamable HTTP, legacy SSE), kept alive. Every export here is public API.
+ * `@mcppipe/supervisor`: one long-lived MCP client per upstream, kept alive. Every export here is public API.
  *
  * @module
  */
-export {};
+export type {
+  ForwardedRequest,
+  HttpUpstreamSpec,
+  ProtocolPreference,
+  StdioUpstreamSpec,
+  SupervisorEvents,
+  UpstreamNotificationEvent,
+  UpstreamRegistry,
+  UpstreamRequestHandler,
+  UpstreamRequestOptions,
+  UpstreamSnapshot,
+  UpstreamSpec,
+} from './types.js';

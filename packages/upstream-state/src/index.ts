@@ -1,6 +1,6 @@
 /**
- * `@mcppipe/upstream-state`: The per-upstream lifecycle state machine: trip rule, backoff, give-up limits, transition events. Every export here is public API.
+ * `@mcppipe/upstream-state`: the per-upstream lifecycle state machine. Every export here is public API.
  *
  * @module
  */
-export {};
+export type { Phase, StateChangedEvent } from './types.js';

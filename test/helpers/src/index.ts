@@ -1,6 +1,11 @@
 /**
- * `@mcppipe/test-utils`: Test helpers: fixture MCP servers, random ports, disposable processes. Every export here is public API.
+ * `@mcppipe/test-utils` (private): fixture servers, reference-server paths, ports and waiting helpers.
+ * Each area adds its own exports here; keep the list explicit.
  *
  * @module
  */
-export {};
+export { fixturePath, fixturesDir, referenceServerPath, sampleFilesDir } from './servers.js';
+export type { ReferenceServer } from './servers.js';
+export { freePort } from './net.js';
+export { isPidAlive, waitFor } from './wait.js';
+export type { WaitForOptions } from './wait.js';

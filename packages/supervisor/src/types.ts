@@ -1,0 +1,141 @@
+import type { Client } from '@modelcontextprotocol/client';
+import type { Phase, StateChangedEvent } from '@mcppipe/upstream-state';
+
+/**
+ * The contract between the supervisor and its consumers (aggregator, hub, gateway, CLI).
+ * Consumers depend on {@link UpstreamRegistry}, a narrow interface the `Supervisor` class implements,
+ * so they can be tested with fakes and embedded in other hosts.
+ */
+
+/** Which protocol era to speak to an upstream (DESIGN.md "The SDK line and the two protocol eras"). */
+export type ProtocolPreference = 'auto' | 'legacy' | 'modern';
+
+interface UpstreamSpecBase {
+  /** The upstream name (DESIGN.md A6, validated by `@mcppipe/namespace`). */
+  name: string;
+  /** Handshake timeout for one connection attempt, in ms. Default 60 000 (a cold `npx -y`). */
+  startTimeoutMs?: number;
+  /** Era override. Default: `legacy` for stdio (no second spawn), `auto` for HTTP. */
+  protocol?: ProtocolPreference;
+  /** Whether the hub shows this upstream (gateway `"hub": false`). Default true. */
+  hub?: boolean;
+}
+
+/** A stdio upstream: a command spawned without a shell. */
+export interface StdioUpstreamSpec extends UpstreamSpecBase {
+  transport: 'stdio';
+  /** The command. When `args` is absent it is split with a shell-words parser (`npx -y pkg "a b"`). */
+  command: string;
+  /** Arguments, used verbatim when present. */
+  args?: string[];
+  /** Extra environment variables (merged over the inherited environment). `${VAR}` expanded. */
+  env?: Record<string, string>;
+  /** Working directory. `${VAR}` expanded. */
+  cwd?: string;
+}
+
+/** An HTTP upstream: Streamable HTTP, with legacy SSE fallback. */
+export interface HttpUpstreamSpec extends UpstreamSpecBase {
+  transport: 'http';
+  /** The endpoint URL. */
+  url: string;
+  /** Headers sent on every request (values `${VAR}` expanded; redacted in logs). */
+  headers?: Record<string, string>;
+}
+
+/** One upstream's configuration. */
+export type UpstreamSpec = StdioUpstreamSpec | HttpUpstreamSpec;
+
+/** A point-in-time view of one upstream (what `sup.get(name)` returns). */
+export interface UpstreamSnapshot {
+  name: string;
+  spec: UpstreamSpec;
+  phase: Phase;
+  /** The live client while connected; undefined while connecting/recovering without a connection. */
+  client: Client | undefined;
+  /** Server capabilities from the last successful handshake (raw, unknown fields kept). */
+  capabilities: Record<string, unknown> | undefined;
+  /** `serverInfo` from the last successful handshake. */
+  serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
+  /** `instructions` from the last successful handshake. */
+  instructions: string | undefined;
+  /** The negotiated protocol version (e.g. `2025-11-25`, `2026-07-28`). */
+  protocolVersion: string | undefined;
+  /** The negotiated era. */
+  era: 'legacy' | 'modern' | undefined;
+  /** The last error message (with the last stderr lines for stdio upstreams). */
+  lastError: string | undefined;
+  /** Epoch ms of the last phase change. */
+  lastChangeAt: number;
+  /** The child's pid for stdio upstreams while running. */
+  pid: number | undefined;
+  /** Connection generation: increments on every successful (re)connect. Caches keyed by it go stale on reconnect. */
+  generation: number;
+}
+
+/** Options of one forwarded request. */
+export interface UpstreamRequestOptions {
+  /** Aborting sends `notifications/cancelled` upstream. */
+  signal?: AbortSignal;
+  /** Progress from the upstream for this request (the SDK mints the upstream token). */
+  onprogress?: (progress: { progress: number; total?: number; message?: string; [key: string]: unknown }) => void;
+  /** Request timeout in ms. Default 60 000 (the SDK default). */
+  timeoutMs?: number;
+  /** Whether progress notifications reset the timeout. Default false. */
+  resetTimeoutOnProgress?: boolean;
+  /** Upper bound for the total time in ms regardless of progress. */
+  maxTotalTimeoutMs?: number;
+}
+
+/** A JSON-RPC request as forwarded: method and raw params. */
+export interface ForwardedRequest {
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** A notification an upstream sent (other than progress, which goes to `onprogress`). */
+export interface UpstreamNotificationEvent {
+  upstream: string;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/**
+ * Handles a server→client request from an upstream (sampling, elicitation, roots), e.g. by bridging it
+ * to the agent whose call is in flight. Return the raw result; throw to answer with an error.
+ */
+export type UpstreamRequestHandler = (
+  upstream: string,
+  request: ForwardedRequest,
+  extra: { signal: AbortSignal },
+) => Promise<Record<string, unknown>>;
+
+/** The events a supervisor emits. */
+export interface SupervisorEvents {
+  state_changed: [event: StateChangedEvent];
+  notification: [event: UpstreamNotificationEvent];
+  /** A supervised upstream was added, removed or replaced at runtime (hot reload). */
+  layout_changed: [event: { added: string[]; removed: string[]; replaced: string[] }];
+}
+
+/**
+ * The narrow interface consumers use. `request` checks the phase first: an upstream that is not
+ * `available` rejects at once with `McpPipeError('MCPP_SUP_UNAVAILABLE', …, { data: { upstream, phase, retryAfterMs } })`.
+ * Results are raw (`client.request(req, passthrough)`), so unknown fields survive. JSON-RPC error
+ * responses reject with the SDK's `ProtocolError` unchanged (code, message, data) and do not count
+ * towards the trip rule; transport failures and timeouts do.
+ */
+export interface UpstreamRegistry {
+  /** All supervised upstreams, in name order. */
+  list(): UpstreamSnapshot[];
+  get(name: string): UpstreamSnapshot | undefined;
+  request(name: string, request: ForwardedRequest, options?: UpstreamRequestOptions): Promise<Record<string, unknown>>;
+  /** Sends a notification to the upstream (e.g. `notifications/roots/list_changed`). */
+  notify(name: string, notification: ForwardedRequest): Promise<void>;
+  /** Moves a `failed` upstream back to `connecting` (an agent's fresh handshake); no-op in other phases. */
+  reinitialize(name: string): Promise<void>;
+  /** Installs the handler for server→client requests from every upstream (one at a time). */
+  setUpstreamRequestHandler(handler: UpstreamRequestHandler | undefined): void;
+  on<E extends keyof SupervisorEvents>(event: E, listener: (...args: SupervisorEvents[E]) => void): unknown;
+  off<E extends keyof SupervisorEvents>(event: E, listener: (...args: SupervisorEvents[E]) => void): unknown;
+}

@@ -1,6 +1,10 @@
 /**
- * `@mcppipe/http`: A dual-era Streamable HTTP host for any MCP server factory: 2025-era sessions in a bounded table, 2026-07-28 per request, or fully stateless. Every export here is public API.
+ * `@mcppipe/http`: a dual-era Streamable HTTP host for any MCP server factory. Every export here is public API.
  *
  * @module
  */
-export {};
+export { createMcpHttpHost } from './host.js';
+export type { HostRequest, Logger, McpHttpHost, McpHttpHostOptions, McpServerFactory } from './types.js';
+export { SessionTable } from './sessionTable.js';
+export type { SessionEntry } from './sessionTable.js';
+export { isInitializeBody, readJsonBody, sendJsonRpcError, BodyError } from './body.js';

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { McpServer, Server } from '@modelcontextprotocol/server';
+import type { BodyError} from './body.js';
+import { isInitializeBody, readJsonBody, sendJsonRpcError } from './body.js';
+import { SessionTable } from './sessionTable.js';
+import type { HostRequest, Logger, McpHttpHost, McpHttpHostOptions, McpServerFactory } from './types.js';
+
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+interface Session {
+  transport: NodeStreamableHTTPServerTransport;
+  server: McpServer | Server;
+}
+
+/**
+ * Creates a Streamable HTTP host serving both protocol eras on one endpoint (DESIGN.md "The SDK line and
+ * the two protocol eras"): 2025-era requests go to sessionful transports kept in a bounded session table
+ * (so cancellation, `list_changed` and server→client requests work), 2026-07-28 requests go to the SDK's
+ * per-request handler. With `stateless: true` every request is served per request (seed 001, G7).
+ *
+ * Unknown or evicted session ids answer 404 (clients re-initialize); DELETE ends a session.
+ *
+ * @param factory - builds one MCP server per 2025 session or per 2026 request (`ctx.era` tells which)
+ * @param options - see {@link McpHttpHostOptions}
+ * @returns the host; call `handle(req, res, parsedBody)` from any Node HTTP framework
+ *
+ * @example Fastify
+ * ```ts
+ * const host = createMcpHttpHost(() => aggregator.createServer());
+ * app.all('/mcp', async (req, reply) => { reply.hijack(); await host.handle(req.raw, reply.raw, req.body); });
+ * ```
+ */
+export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHostOptions = {}): McpHttpHost {
+  const {
+    stateless = false,
+    maxSessions = 1000,
+    sessionIdleTimeoutMs = 1_800_000,
+    maxRequestBodySize = 4 * 1024 * 1024,
+    keepAliveMs = 15_000,
+    logger = silent,
+  } = options;
+  const onerror = (error: Error) => logger.debug({ err: error.message }, 'mcp transport error');
+  const modern = createMcpHandler(factory, {
+    legacy: stateless ? 'stateless' : 'reject',
+    maxRequestBodySize,
+    keepAliveMs,
+    onerror,
+  });
+  const modernNode = toNodeHandler(modern, { maxRequestBodySize, onerror });
+
+  const closeSession = (session: Session) => {
+    void session.transport.close().catch(() => {});
+    void session.server.close().catch(() => {});
+  };
+  const table = new SessionTable<Session>(maxSessions, sessionIdleTimeoutMs, (id, session, reason) => {
+    logger.info({ sessionId: id, reason }, 'mcp session closed');
+    closeSession(session);
+  });
+  const sweeper = setInterval(() => table.sweep(Date.now()), Math.min(sessionIdleTimeoutMs, 60_000));
+  sweeper.unref();
+
+  async function openSession(req: HostRequest, res: ServerResponse, body: unknown): Promise<void> {
+    let sessionId: string | undefined;
+    const transport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      keepAliveMs,
+      onsessioninitialized: (id) => {
+        sessionId = id;
+        table.set(id, session, Date.now());
+      },
+    });
+    const server = await factory({ era: 'legacy', ...(req.auth ? { authInfo: req.auth } : {}) });
+    const session: Session = { transport, server };
+    await server.connect(transport);
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      onclose?.();
+      if (sessionId !== undefined) table.delete(sessionId);
+    };
+    await transport.handleRequest(req, res, body);
+    if (sessionId === undefined) closeSession(session);
+  }
+
+  async function handle(req: HostRequest, res: ServerResponse, parsedBody?: unknown): Promise<void> {
+    let body = parsedBody;
+    try {
+      if (body === undefined && req.method === 'POST') body = await readJsonBody(req, maxRequestBodySize);
+    } catch (err) {
+      const e = err as BodyError;
+      sendJsonRpcError(res, e.status ?? 400, { code: e.rpcCode ?? -32700, message: e.message });
+      return;
+    }
+    if (stateless) return modernNode(req, res, body);
+
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string') {
+      const session = table.touch(sid, Date.now());
+      if (!session) {
+        sendJsonRpcError(res, 404, { code: -32001, message: 'Session not found: initialize a new session' });
+        return;
+      }
+      return session.transport.handleRequest(req, res, body);
+    }
+    if (req.method === 'POST' && isInitializeBody(body)) return openSession(req, res, body);
+    if (req.method !== 'POST') {
+      sendJsonRpcError(res, 400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
+      return;
+    }
+    const probe = await toWebRequest(req, body, { maxRequestBodySize });
+    if (await isLegacyRequest(probe, body, { maxRequestBodySize })) {
+      sendJsonRpcError(res, 400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
+      return;
+    }
+    return modernNode(req, res, body);
+  }
+
+  async function close(): Promise<void> {
+    clearInterval(sweeper);
+    const sessions = table.values();
+    table.clear();
+    await Promise.allSettled(
+      sessions.map(async (s) => {
+        await s.transport.close();
+        await s.server.close();
+      }),
+    );
+    await modern.close();
+  }
+
+  return {
+    handle,
+    notify: modern.notify,
+    sessionCount: () => table.size,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}

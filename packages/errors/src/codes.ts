@@ -9,14 +9,16 @@
  */
 export const errorCodes = {
   // ── @mcppipe/namespace ────────────────────────────────────────────────────────────
-  /** An upstream name does not match `^[a-z][a-z0-9_-]{0,31}$` or contains `__` (DESIGN.md A6). Rename the upstream. */
+  /** An upstream name does not match `^[a-z][a-z0-9_-]{0,31}$`, contains `__` or ends with `_` (DESIGN.md A6). Rename the upstream. */
   MCPP_NS_INVALID_NAME: '@mcppipe/namespace',
   /** An exposed tool or prompt name has no `__` separator or its upstream part is not a valid upstream name (A1). */
   MCPP_NS_NOT_NAMESPACED: '@mcppipe/namespace',
-  /** A resource URI is not an `mcppipe://<upstream>/<base64url>` URI produced by `wrapResourceUri` (A2). */
+  /** A resource URI or template is not one `@mcppipe/namespace` produced: `mcppipe://<upstream>/<base64url>` or `mcppipe+t://<upstream>/…` (A2). */
   MCPP_NS_NOT_WRAPPED: '@mcppipe/namespace',
   /** Two upstreams in one layout share a name (A6); names must be unique. */
   MCPP_NS_DUPLICATE_NAME: '@mcppipe/namespace',
+  /** A resource URI to wrap contains a lone UTF-16 surrogate, which UTF-8 (hence base64url) cannot carry (A2); the upstream sent a malformed string. */
+  MCPP_NS_INVALID_URI: '@mcppipe/namespace',
 
   // ── @mcppipe/upstream-state ───────────────────────────────────────────────────────
   /** A lifecycle policy value (from options or a `MCPPIPE_UPSTREAM_*` environment variable) is not a valid number. */

@@ -85,6 +85,10 @@ export const errorCodes = {
   MCPP_OAUTH_PROTOCOL: '@mcppipe/oauth',
   /** An access token failed verification (signature, algorithm, type, issuer, audience, expiry, revocation). */
   MCPP_OAUTH_INVALID_TOKEN: '@mcppipe/oauth',
+  /** An option given to `createOAuthProvider` or `hashPassword` is invalid (public URL, TTL, password length); the message names it. */
+  MCPP_OAUTH_INVALID_OPTIONS: '@mcppipe/oauth',
+  /** `state.json` could not be written (disk full, read-only file system); the request that needed it failed and was not acknowledged. */
+  MCPP_OAUTH_STATE_WRITE_FAILED: '@mcppipe/oauth',
 
   // ── apps ──────────────────────────────────────────────────────────────────────────
   /** A command-line flag or argument is invalid; the message says which and how to fix it. */

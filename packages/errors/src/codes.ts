@@ -75,6 +75,12 @@ export const errorCodes = {
   MCPP_HUB_UNAVAILABLE: '@mcppipe/hub',
   /** `call_tool` saw neither a result nor progress within its timeout (5 min by default). */
   MCPP_HUB_TIMEOUT: '@mcppipe/hub',
+  /** A meta-tool's arguments break its input schema (missing or unknown property, wrong type); the message says which. */
+  MCPP_HUB_INVALID_ARGUMENTS: '@mcppipe/hub',
+  /** The server answered a hub request with a JSON-RPC error, or its connection failed mid-request; `data` holds the upstream's code and message. */
+  MCPP_HUB_UPSTREAM_ERROR: '@mcppipe/hub',
+  /** The hub was closed; create a new one. */
+  MCPP_HUB_CLOSED: '@mcppipe/hub',
 
   // ── @mcppipe/oauth ────────────────────────────────────────────────────────────────
   /** `jwt-key.pem` exists but is not a valid Ed25519 private key; the gateway refuses to start rather than mint a new key. */

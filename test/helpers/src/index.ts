@@ -9,3 +9,5 @@ export type { ReferenceServer } from './servers.js';
 export { freePort } from './net.js';
 export { isPidAlive, waitFor } from './wait.js';
 export type { WaitForOptions } from './wait.js';
+export { cliPath, runCli, startCli } from './cli.js';
+export type { RunningCli } from './cli.js';

@@ -1,6 +1,21 @@
 /**
- * `@mcppipe/gateway`: The mcppipe gateway: OAuth 2.1, each server at its own path, /mcp and /hub, hot reload, state on disk. Every export here is public API.
+ * `@mcppipe/gateway`: the mcppipe gateway — OAuth 2.1, each server at its own path, `/mcp` and `/hub`,
+ * hot reload, state on disk. Every export here is public API.
  *
  * @module
  */
-export {};
+export { buildApp } from './app.js';
+export type { GatewayInternals } from './app.js';
+export { createProxyServer, toAgentError, UPSTREAM_UNAVAILABLE } from './proxy/proxyServer.js';
+export type { ProxyServerOptions } from './proxy/proxyServer.js';
+export type {
+  ClientLimitOptions,
+  GatewayDeps,
+  Logger,
+  McpEndpoint,
+  PipelineObserver,
+  PipelineStage,
+  RateLimitOptions,
+  TimeoutOptions,
+  TokenVerifier,
+} from './types.js';

@@ -1,0 +1,94 @@
+/**
+ * `buildApp(deps)`: the gateway's Fastify instance, not listening (STYLE.md §9). The request pipeline runs
+ * in this order (DESIGN.md G5): rate limit → bearer verification → audience check → per-client gate →
+ * body parsing → routing. Everything stateful (the supervisor, the OAuth provider, the hub and the
+ * aggregator) is passed in; the app only adds per-endpoint HTTP hosts, which it closes on `app.close()`.
+ *
+ * @module
+ */
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import { DEFAULT_HEALTH_LIST_TIMEOUT_MS } from './defaults.js';
+import { ToolCounter } from './health.js';
+import { ClientGate } from './pipeline/clientGate.js';
+import { createHostGuard } from './pipeline/origin.js';
+import { registerRateLimit } from './pipeline/rateLimit.js';
+import { RPC, refuse } from './pipeline/rpcError.js';
+import { EndpointHosts } from './proxy/hosts.js';
+import { resolveDeps } from './resolve.js';
+import { mcpRoutes } from './routes/mcp.js';
+import { metaRoutes } from './routes/meta.js';
+import type { GatewayDeps } from './types.js';
+
+/** What `buildApp` exposes for inspection (tests, metrics) as `app.gateway`. */
+export interface GatewayInternals {
+  /** The per-client gate (permits in flight per OAuth client). */
+  gate: ClientGate;
+  /** The MCP endpoint hosts. */
+  hosts: EndpointHosts;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    gateway: GatewayInternals;
+  }
+}
+
+/**
+ * Builds the gateway app.
+ *
+ * @param deps - see {@link GatewayDeps}
+ * @returns a ready-to-listen Fastify instance (call `listen` or `inject`)
+ * @throws McpPipeError `MCPP_CLI_USAGE` for an invalid public URL or limit
+ * @example In-process
+ * ```ts
+ * const app = await buildApp({ registry: supervisor, verifier: provider, publicUrl: 'https://gw.example', hub });
+ * await app.listen({ port: 3000, host: '0.0.0.0' });
+ * ```
+ */
+export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
+  const d = resolveDeps(deps);
+  const app = Fastify({
+    logger: false,
+    trustProxy: d.trustedProxies && d.trustedProxies.length > 0 ? [...d.trustedProxies] : false,
+    bodyLimit: d.bodyLimit,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    requestTimeout: d.timeouts.requestTimeoutMs,
+    connectionTimeout: d.timeouts.connectionTimeoutMs,
+    keepAliveTimeout: d.timeouts.keepAliveTimeoutMs,
+    http: { headersTimeout: Math.min(d.timeouts.headersTimeoutMs, d.timeouts.requestTimeoutMs) },
+    forceCloseConnections: 'idle',
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+  });
+
+  // Stage 1, before every other hook: the per-IP rate limit.
+  await registerRateLimit(app, d.rateLimit, d.observer);
+  if (d.loopback) app.addHook('onRequest', createHostGuard({ publicUrl: d.publicUrl, loopback: true }));
+  // Unknown paths are answered before anything else runs: no body is read for them.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.is404) return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found' });
+  });
+
+  const gate = new ClientGate({ ...d.clientLimits, now: d.now });
+  const hosts = new EndpointHosts({
+    registry: d.registry,
+    bodyLimit: d.bodyLimit,
+    proxyTimeoutMs: d.proxyTimeoutMs,
+    logger: d.logger,
+    ...(d.hub && { hub: d.hub }),
+    ...(d.aggregate && { aggregate: d.aggregate }),
+  });
+  const health = new ToolCounter(d.registry, DEFAULT_HEALTH_LIST_TIMEOUT_MS);
+  app.decorate('gateway', { gate, hosts });
+  app.addHook('onClose', async () => {
+    health.close();
+    await hosts.close();
+  });
+
+  metaRoutes(app, d);
+  await app.register(async (instance) => mcpRoutes(instance, d, { hosts, health, gate }));
+  if (d.oauthRoutes) await app.register(d.oauthRoutes);
+  return app;
+}

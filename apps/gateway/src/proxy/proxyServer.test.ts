@@ -1,0 +1,111 @@
+import { Client } from '@modelcontextprotocol/client';
+import { InMemoryTransport, ProtocolError } from '@modelcontextprotocol/server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeRegistry } from '../testing/fakes.js';
+import type { FakeHandler } from '../testing/fakes.js';
+import { createProxyServer } from './proxyServer.js';
+
+const RAW = {
+  '~standard': { version: 1 as const, vendor: 'test', validate: (v: unknown) => ({ value: v }) },
+};
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of closers.splice(0)) await c().catch(() => {});
+});
+
+async function connect(handler: FakeHandler, extra: Parameters<FakeRegistry['add']>[2] = {}) {
+  const registry = new FakeRegistry().add('alpha', handler, extra);
+  const server = createProxyServer({ registry, name: 'alpha', timeoutMs: 10_000 });
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: 'agent', version: '1' });
+  await client.connect(b);
+  closers.push(
+    () => client.close(),
+    () => server.close(),
+  );
+  return { registry, client };
+}
+
+describe('createProxyServer', () => {
+  it('advertises exactly the upstream capabilities, serverInfo and instructions', async () => {
+    const caps = { tools: { listChanged: true }, resources: { subscribe: true }, x_vendor: { a: 1 } };
+    const { client } = await connect(async () => ({}), {
+      capabilities: caps,
+      instructions: 'use me',
+      serverInfo: { name: 'up', version: '9' },
+    });
+    expect(client.getServerCapabilities()).toMatchObject({
+      tools: { listChanged: true },
+      resources: { subscribe: true },
+    });
+    expect(client.getServerCapabilities()).not.toHaveProperty('prompts');
+    expect(client.getServerVersion()).toMatchObject({ name: 'up', version: '9' });
+    expect(client.getInstructions()).toBe('use me');
+  });
+
+  it('forwards method and params verbatim and returns the raw result (unknown fields survive)', async () => {
+    const { client, registry } = await connect(async () => ({
+      tools: [{ name: 't', inputSchema: { type: 'object' }, x_extra: 1 }],
+      x_top: true,
+    }));
+    const result = await client.request({ method: 'tools/list', params: { cursor: 'c1' } }, RAW);
+    expect(result).toMatchObject({ tools: [{ name: 't', x_extra: 1 }], x_top: true });
+    expect(registry.requests[0]?.request).toEqual({ method: 'tools/list', params: { cursor: 'c1' } });
+  });
+
+  it('re-emits upstream progress under the agent token and strips the agent token from what goes upstream', async () => {
+    const { client, registry } = await connect(async (_req, options) => {
+      for (let i = 1; i <= 3; i++) options.onprogress?.({ progress: i, total: 3 });
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+    const seen: number[] = [];
+    const result = await client.callTool(
+      { name: 'slow', arguments: { n: 1 } },
+      { onprogress: (p) => void seen.push(p.progress) },
+    );
+    expect(result.content).toEqual([{ type: 'text', text: 'done' }]);
+    expect(seen).toEqual([1, 2, 3]);
+    const forwarded = registry.requests[0]!.request;
+    expect(forwarded).toMatchObject({ method: 'tools/call', params: { name: 'slow', arguments: { n: 1 } } });
+    expect(JSON.stringify(forwarded)).not.toContain('progressToken');
+    expect(registry.requests[0]!.options.resetTimeoutOnProgress).toBe(true);
+  });
+
+  it('an agent abort aborts the upstream request', async () => {
+    let upstreamSignal: AbortSignal | undefined;
+    const { client } = await connect(
+      (_req, options) =>
+        new Promise((_resolve, reject) => {
+          upstreamSignal = options.signal;
+          options.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+        }),
+    );
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'hang', arguments: {} }, { signal: abort.signal });
+    for (let i = 0; i < 100 && upstreamSignal === undefined; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(upstreamSignal?.aborted).toBe(false);
+    abort.abort('user');
+    await expect(call).rejects.toThrow();
+    for (let i = 0; i < 100 && !upstreamSignal?.aborted; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(upstreamSignal?.aborted).toBe(true);
+  });
+
+  it('passes upstream JSON-RPC errors through unchanged and maps "not available" to -32000 upstream_unavailable', async () => {
+    const { client, registry } = await connect(async () => {
+      throw new ProtocolError(-32602, 'Unknown tool: nope', { tool: 'nope' });
+    });
+    await expect(
+      client.request({ method: 'tools/call', params: { name: 'nope' } }, RAW),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('Unknown tool: nope'),
+      data: { tool: 'nope' },
+    });
+    registry.setPhase('alpha', 'recovering');
+    await expect(client.request({ method: 'tools/call', params: { name: 'x' } }, RAW)).rejects.toMatchObject({
+      code: -32000,
+      data: { upstream: 'alpha', phase: 'recovering' },
+    });
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * The protected routes — `/hub`, `/mcp`, `/servers/<name>/mcp` and `/health` — in one encapsulated plugin
+ * that owns stages 2–6 of the pipeline (DESIGN.md G5): origin check, bearer verification, audience check and
+ * per-client gate as `onRequest` hooks, then the guarded body parser, then routing in the handlers.
+ *
+ * @module
+ */
+import type { McpHttpHost } from '@mcppipe/http';
+import { isValidUpstreamName } from '@mcppipe/namespace';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ToolCounter } from '../health.js';
+import { createAuthHook } from '../pipeline/auth.js';
+import { registerBodyParser } from '../pipeline/body.js';
+import type { ClientGate } from '../pipeline/clientGate.js';
+import { createMcpErrorHandler } from '../pipeline/errorHandler.js';
+import { createGateHook } from '../pipeline/gateHook.js';
+import { createOriginGuard } from '../pipeline/origin.js';
+import { RPC, refuse } from '../pipeline/rpcError.js';
+import type { EndpointHosts } from '../proxy/hosts.js';
+import type { ResolvedDeps } from '../resolve.js';
+
+/**
+ * The resource path a request is protected by: `/health` shares `/hub`'s; undefined for a malformed
+ * server name (no resource exists for it).
+ *
+ * @param req - the request (its route already matched)
+ */
+export function resourcePathOf(req: FastifyRequest): string | undefined {
+  const route = req.routeOptions.url;
+  if (route === '/hub' || route === '/health') return '/hub';
+  if (route === '/mcp') return '/mcp';
+  const name = (req.params as { name?: string }).name ?? '';
+  return isValidUpstreamName(name) ? `/servers/${name}/mcp` : undefined;
+}
+
+/**
+ * Registers the protected routes on an encapsulated instance.
+ *
+ * @param instance - a child instance of the app (not wrapped in fastify-plugin)
+ * @param deps - the resolved dependencies
+ * @param parts - the endpoint hosts, the health counter and the per-client gate
+ */
+export async function mcpRoutes(
+  instance: FastifyInstance,
+  deps: ResolvedDeps,
+  parts: { hosts: EndpointHosts; health: ToolCounter; gate: ClientGate },
+): Promise<void> {
+  const { observer, publicUrl, registry, logger } = deps;
+  instance.addHook(
+    'onRequest',
+    createOriginGuard({ publicUrl, loopback: deps.loopback, allowedOrigins: deps.allowedOrigins, observer }),
+  );
+  instance.addHook(
+    'onRequest',
+    createAuthHook({
+      verifier: deps.verifier,
+      observer,
+      resourceOf: (req) => {
+        const path = resourcePathOf(req);
+        return path === undefined
+          ? undefined
+          : {
+              resource: `${publicUrl}${path}`,
+              metadataUrl: `${publicUrl}/.well-known/oauth-protected-resource${path}`,
+            };
+      },
+    }),
+  );
+  instance.addHook('onRequest', createGateHook(parts.gate, observer));
+  registerBodyParser(instance, { bodyLimit: deps.bodyLimit, maxDepth: deps.maxJsonDepth, observer });
+  instance.setErrorHandler(createMcpErrorHandler(deps.bodyLimit, logger, observer));
+
+  const serve = async (host: McpHttpHost | undefined, req: FastifyRequest, reply: FastifyReply) => {
+    if (host === undefined) {
+      observer?.('route', 'reject');
+      return refuse(reply, 404, {
+        code: RPC.invalidRequest,
+        message: `Not found: ${req.routeOptions.url ?? req.url}`,
+      });
+    }
+    observer?.('route', 'pass');
+    reply.hijack();
+    try {
+      await host.handle(req.raw, reply.raw, req.body ?? undefined);
+    } catch (err) {
+      logger.error({ err: (err as Error).message, url: req.url }, 'MCP endpoint failed');
+      if (!reply.raw.headersSent) reply.raw.writeHead(500, { 'content-type': 'application/json' });
+      reply.raw.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: RPC.internalError, message: 'Internal error' },
+          id: null,
+        }),
+      );
+    }
+  };
+  const methods = ['GET', 'POST', 'DELETE'];
+  instance.route({
+    method: methods,
+    url: '/hub',
+    handler: (req, reply) => serve(parts.hosts.hub, req, reply),
+  });
+  instance.route({
+    method: methods,
+    url: '/mcp',
+    handler: (req, reply) => serve(parts.hosts.aggregate, req, reply),
+  });
+  instance.route<{ Params: { name: string } }>({
+    method: methods,
+    url: '/servers/:name/mcp',
+    handler: async (req, reply) => {
+      const name = req.params.name;
+      const snapshot = registry.get(name);
+      if (snapshot === undefined) return serve(undefined, req, reply);
+      if (snapshot.phase !== 'available') {
+        observer?.('route', 'reject');
+        const retryAfterMs = snapshot.retryAfterMs;
+        reply.header('retry-after', String(Math.max(1, Math.ceil((retryAfterMs ?? 5000) / 1000))));
+        return refuse(reply, 503, {
+          code: RPC.serverError,
+          message: `upstream_unavailable: server "${name}" is ${snapshot.phase}`,
+          data: {
+            upstream: name,
+            phase: snapshot.phase,
+            since: new Date(snapshot.lastChangeAt).toISOString(),
+            ...(retryAfterMs !== undefined && { retryAfterMs }),
+          },
+        });
+      }
+      return serve(parts.hosts.server(name), req, reply);
+    },
+  });
+  instance.get('/health', async (_req, reply) => {
+    observer?.('route', 'pass');
+    return reply.header('cache-control', 'no-store').send(await parts.health.report());
+  });
+}

@@ -1,0 +1,52 @@
+/**
+ * Unauthenticated routes: `/livez` (liveness, minimal body) and the RFC 9728 protected-resource metadata
+ * of each MCP endpoint at `/.well-known/oauth-protected-resource/<endpoint path>`, built from the public
+ * URL only (never from `Host` or `X-Forwarded-*`).
+ *
+ * @module
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { ResolvedDeps } from '../resolve.js';
+import { resourcePathOf } from './mcp.js';
+
+const PRM_PREFIX = '/.well-known/oauth-protected-resource';
+
+/**
+ * The RFC 9728 document of one resource.
+ *
+ * @param publicUrl - the issuer and resource base
+ * @param path - the endpoint path, e.g. `/hub`
+ */
+export function protectedResourceDocument(publicUrl: string, path: string) {
+  return {
+    resource: `${publicUrl}${path}`,
+    authorization_servers: [publicUrl],
+    bearer_methods_supported: ['header'],
+    resource_name: `mcppipe ${path}`,
+  };
+}
+
+/**
+ * Registers `/livez` and the metadata routes.
+ *
+ * @param app - the root instance
+ * @param deps - the resolved dependencies
+ */
+export function metaRoutes(app: FastifyInstance, deps: ResolvedDeps): void {
+  app.get('/livez', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
+  const document = async (path: string | undefined, reply: FastifyReply) => {
+    if (path === undefined) return reply.code(404).send({ error: 'not_found' });
+    return reply
+      .header('cache-control', 'public, max-age=3600')
+      .send(protectedResourceDocument(deps.publicUrl, path));
+  };
+  app.get(`${PRM_PREFIX}/hub`, (_req, reply) => document(deps.hub ? '/hub' : undefined, reply));
+  app.get(`${PRM_PREFIX}/mcp`, (_req, reply) => document(deps.aggregate ? '/mcp' : undefined, reply));
+  app.get<{ Params: { name: string } }>(`${PRM_PREFIX}/servers/:name/mcp`, (req, reply) => {
+    const path = resourcePathOf(req);
+    return document(
+      path !== undefined && deps.registry.get(req.params.name) !== undefined ? path : undefined,
+      reply,
+    );
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * The gateway's dependency and option shapes: everything `buildApp` needs is passed in, so tests can hand
+ * it fakes (a counting verifier, a fake registry) and the process entry (`server.ts`) the real pieces.
+ *
+ * @module
+ */
+import type { UpstreamRegistry } from '@mcppipe/supervisor';
+import type { AuthInfo, McpServerFactory } from '@modelcontextprotocol/server';
+import type { FastifyPluginAsync } from 'fastify';
+
+/** A pino-compatible logger: `logger.warn({ upstream }, 'message')`. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/**
+ * Verifies a bearer access token for one resource (the `@mcppipe/oauth` provider implements it).
+ * Resolves to the SDK's `AuthInfo` (with `resource` set to the token's audience) or throws
+ * (`McpPipeError` `MCPP_OAUTH_INVALID_TOKEN`); it must not touch disk or bcrypt.
+ */
+export interface TokenVerifier {
+  verifyAccessToken(token: string, expectedResource: string): Promise<AuthInfo>;
+}
+
+/** Something that builds one MCP server per request: the hub (`/hub`) or the aggregator (`/mcp`). */
+export interface McpEndpoint {
+  createServer: McpServerFactory;
+}
+
+/** The pipeline stages, in order (DESIGN.md G5), as reported to a {@link PipelineObserver}. */
+export type PipelineStage = 'rateLimit' | 'origin' | 'auth' | 'audience' | 'gate' | 'body' | 'route';
+
+/**
+ * Called each time a stage handles a request, with its outcome. Tests count these to prove the order
+ * (e.g. a request refused by the rate limit never reaches `auth`); production passes none.
+ */
+export type PipelineObserver = (stage: PipelineStage, outcome: 'pass' | 'reject') => void;
+
+/** Pre-auth rate limit per client IP (`@fastify/rate-limit`, an LRU store). */
+export interface RateLimitOptions {
+  /** Requests per IP per window. Default 1200. */
+  max?: number;
+  /** Window length in ms. Default 60 000. */
+  timeWindowMs?: number;
+  /** Most IPs remembered (LRU). Default 10 000. */
+  cacheSize?: number;
+}
+
+/** Per-client gate (after auth), keyed by the OAuth `client_id`. */
+export interface ClientLimitOptions {
+  /** Requests per client per minute. Default 600. */
+  requestsPerMinute?: number;
+  /** Requests of one client in flight at once. Default 16. */
+  maxInFlight?: number;
+  /** Most clients tracked at once. Default 10 000. */
+  tableSize?: number;
+}
+
+/** Node HTTP server timeouts, all in ms. */
+export interface TimeoutOptions {
+  /** Time to receive the request headers. Default 10 000. */
+  headersTimeoutMs?: number;
+  /** Time to receive the whole request. Default 30 000. */
+  requestTimeoutMs?: number;
+  /** Socket inactivity timeout. Default 360 000. */
+  connectionTimeoutMs?: number;
+  /** Idle keep-alive timeout. Default 65 000. */
+  keepAliveTimeoutMs?: number;
+}
+
+/** Everything {@link buildApp} needs. */
+export interface GatewayDeps {
+  /** The supervised upstreams (the `Supervisor`); the app never starts or stops it. */
+  registry: UpstreamRegistry;
+  /** The bearer-token verifier (`@mcppipe/oauth`). */
+  verifier: TokenVerifier;
+  /** The public base URL (issuer and resource base), canonical: origin only, no trailing slash. */
+  publicUrl: string;
+  /** Serves `/hub`; absent → `/hub` answers 404. */
+  hub?: McpEndpoint;
+  /** Serves `/mcp` (the namespaced aggregate); absent → `/mcp` answers 404. */
+  aggregate?: McpEndpoint;
+  /** The OAuth endpoints (authorize, token, register, metadata), registered as an encapsulated plugin. */
+  oauthRoutes?: FastifyPluginAsync;
+  /** The bind address; on loopback, `Host` and `Origin` are validated (DNS-rebinding protection). */
+  host?: string;
+  /** Trusted proxy addresses or CIDRs (Fastify `trustProxy`); never a hop count. Default: none. */
+  trustedProxies?: readonly string[];
+  /** Extra browser origins allowed on MCP endpoints (the public URL's origin always is). */
+  allowedOrigins?: readonly string[];
+  /** MCP body cap in bytes (`MCP_BODY_LIMIT`). Default 4 MiB. */
+  bodyLimit?: number;
+  /** Deepest JSON nesting accepted. Default 100. */
+  maxJsonDepth?: number;
+  rateLimit?: RateLimitOptions;
+  clientLimits?: ClientLimitOptions;
+  timeouts?: TimeoutOptions;
+  /** Per-server proxy upstream timeout in ms, restarted by progress. Default 300 000. */
+  proxyTimeoutMs?: number;
+  /** Logger (default: silent). */
+  logger?: Logger;
+  /** Stage observer for tests. */
+  observer?: PipelineObserver;
+  /** Clock for the per-client gate, in epoch ms. Default `Date.now`. */
+  now?: () => number;
+}

@@ -1,6 +1,28 @@
 /**
- * `@mcppipe/config`: Configuration: CLI source rules, the TOML upstreams file, mcp.json, client auto-detection, hot reload. Every export here is public API.
+ * `@mcppipe/config`: CLI source rules, the TOML upstreams file, the gateway's `mcp.json`, client
+ * auto-detection, `${VAR}` expansion, and file watching with diffs. Every export here is public API.
+ *
+ * JSON Schemas for both file formats ship as `@mcppipe/config/schema/upstreams-file.schema.json` and
+ * `@mcppipe/config/schema/mcp-json.schema.json`.
  *
  * @module
  */
-export {};
+export type {
+  HttpUpstreamConfig,
+  Layout,
+  LayoutMode,
+  Logger,
+  ParseOptions,
+  ProtocolPreference,
+  StdioUpstreamConfig,
+  UpstreamConfig,
+  UpstreamConfigBase,
+  ValidationResult,
+} from './types.js';
+export { formatCliSource, resolveCliSources, splitCliSource } from './cliSources.js';
+export type { CliSource, CliSourceFlags, CliSources } from './cliSources.js';
+export { loadUpstreamsFile, parseUpstreamsToml, validateUpstreamsToml } from './upstreamsFile.js';
+export { loadMcpJson, parseMcpJson, validateMcpJson } from './mcpJson.js';
+export type { McpServerType } from './mcpJson.js';
+export { expandUpstream, expandVariables } from './expand.js';
+export type { VariableSource } from './expand.js';

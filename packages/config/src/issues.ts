@@ -1,0 +1,110 @@
+/**
+ * Helpers for path-prefixed messages (STYLE.md §6: every message starts with its dot-path).
+ */
+import { McpPipeError } from '@mcppipe/errors';
+import { DID_YOU_MEAN_DISTANCE } from './defaults.js';
+
+/** One segment of a path into a document: an object key or an array index. */
+export type PathSegment = string | number;
+
+/**
+ * Renders a path: identifier-like keys as `.key`, other keys as `["key"]`, indexes as `[0]`.
+ * The empty path renders as `(root)`.
+ */
+export function formatPath(path: readonly PathSegment[]): string {
+  let out = '';
+  for (const seg of path) {
+    if (typeof seg === 'number') out += `[${seg}]`;
+    else if (/^[A-Za-z0-9_-]+$/.test(seg)) out += out === '' ? seg : `.${seg}`;
+    else out += `[${JSON.stringify(seg)}]`;
+  }
+  return out === '' ? '(root)' : out;
+}
+
+/** Collects problems while a document is validated. */
+export class Issues {
+  readonly errors: string[] = [];
+  readonly warnings: string[] = [];
+
+  error(path: readonly PathSegment[], message: string): void {
+    this.errors.push(`${formatPath(path)}: ${message}`);
+  }
+
+  warn(path: readonly PathSegment[], message: string): void {
+    this.warnings.push(`${formatPath(path)}: ${message}`);
+  }
+}
+
+/** The edit distance between `a` and `b` (Levenshtein), for "did you mean". */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row.push(Math.min((prev[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
+}
+
+const norm = (key: string): string => key.toLowerCase().replace(/[_-]/g, '');
+
+/** How far `key` is from `candidate`: 0 for the same words (`startTimeoutSecs`), or a prefix (`start_timeout`). */
+function closeness(key: string, candidate: string): number {
+  const [a, b] = [norm(key), norm(candidate)];
+  if (a === b || (Math.min(a.length, b.length) >= 4 && (a.startsWith(b) || b.startsWith(a)))) return 0;
+  return editDistance(key.toLowerCase(), candidate.toLowerCase());
+}
+
+/**
+ * The message for an unknown key: `unknown key; did you mean "http"?` when a known key is close
+ * (same words, a prefix, or within {@link DID_YOU_MEAN_DISTANCE} edits), else the list of known keys.
+ */
+export function unknownKeyMessage(key: string, known: readonly string[]): string {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const d = closeness(key, candidate);
+    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+  }
+  if (best !== undefined && bestDistance <= DID_YOU_MEAN_DISTANCE && bestDistance < best.length) {
+    return `unknown key; did you mean ${JSON.stringify(best)}?`;
+  }
+  return `unknown key; expected one of ${known.map((k) => JSON.stringify(k)).join(', ')}`;
+}
+
+/** `MCPP_CFG_INVALID` listing every problem of `what` (a file name or `--upstream`/`--stdio`). */
+export function invalidConfigError(
+  what: string,
+  errors: readonly string[],
+  options: { warnings?: readonly string[]; path?: string } = {},
+): McpPipeError<'MCPP_CFG_INVALID', { errors: string[]; warnings: string[]; path?: string }> {
+  const message =
+    errors.length === 1
+      ? `${what} is invalid: ${errors[0]}`
+      : `${what} is invalid (${errors.length} problems):\n${errors.map((e) => `  - ${e}`).join('\n')}`;
+  return new McpPipeError('MCPP_CFG_INVALID', message, {
+    data: {
+      errors: [...errors],
+      warnings: [...(options.warnings ?? [])],
+      ...(options.path !== undefined && { path: options.path }),
+    },
+  });
+}
+
+/** Whether `value` is a plain table/object (not an array, a date or null). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date);
+}
+
+/** A short type name for messages: `a number`, `an array`, `a table`. */
+export function describeType(value: unknown, objectWord: 'object' | 'table'): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (value instanceof Date) return 'a date';
+  if (typeof value === 'object') return `an ${objectWord}`.replace('an table', 'a table');
+  if (typeof value === 'bigint') return 'a number';
+  return `a ${typeof value}`.replace('a undefined', 'nothing');
+}

@@ -1,0 +1,89 @@
+/**
+ * The shapes `@mcppipe/config` produces. `UpstreamConfig` is structurally identical to the supervisor's
+ * `UpstreamSpec` (config does not depend on the supervisor: STYLE.md §1 dependency direction), so a
+ * layout's upstreams can be handed to the supervisor as they are.
+ *
+ * @module
+ */
+
+/** Which protocol era to speak to an upstream (DESIGN.md "The SDK line and the two protocol eras"). */
+export type ProtocolPreference = 'auto' | 'legacy' | 'modern';
+
+/** Fields every upstream has. */
+export interface UpstreamConfigBase {
+  /** The upstream name (DESIGN.md A6, validated by `@mcppipe/namespace`). */
+  name: string;
+  /** Handshake timeout for one connection attempt, in ms. Absent: the supervisor's default (60 000). */
+  startTimeoutMs?: number;
+  /** Era override. Absent: the supervisor's default (`legacy` for stdio, `auto` for HTTP). */
+  protocol?: ProtocolPreference;
+  /** Whether the hub shows this upstream (gateway `"hub": false`). Absent means true. */
+  hub?: boolean;
+}
+
+/** A stdio upstream: a command spawned without a shell. */
+export interface StdioUpstreamConfig extends UpstreamConfigBase {
+  transport: 'stdio';
+  /**
+   * The command. When `args` is absent it is a whole command line that the supervisor splits with a
+   * shell-words parser (`npx -y pkg "a b"`); when `args` is present it is the executable, verbatim.
+   */
+  command: string;
+  /** Arguments, used verbatim when present. */
+  args?: string[];
+  /** Extra environment variables, merged over the inherited environment. Values are kept raw (`${VAR}` unexpanded). */
+  env?: Record<string, string>;
+  /** Working directory, kept raw (`${VAR}` unexpanded). Relative paths are relative to the process's working directory. */
+  cwd?: string;
+}
+
+/** An HTTP upstream: Streamable HTTP, with legacy SSE fallback. */
+export interface HttpUpstreamConfig extends UpstreamConfigBase {
+  transport: 'http';
+  /** The endpoint URL (`http:` or `https:`), kept raw (`${VAR}` unexpanded). */
+  url: string;
+  /** Headers sent on every request. Values are kept raw (`${VAR}` unexpanded) and are secrets. */
+  headers?: Record<string, string>;
+}
+
+/** One upstream's configuration, structurally identical to `@mcppipe/supervisor`'s `UpstreamSpec`. */
+export type UpstreamConfig = StdioUpstreamConfig | HttpUpstreamConfig;
+
+/**
+ * How a layout is served: `single` forwards one upstream verbatim (the single-upstream hot path: no
+ * prefixing); `aggregate` namespaces every upstream (DESIGN.md A1–A7).
+ */
+export type LayoutMode = 'single' | 'aggregate';
+
+/**
+ * The set of upstreams one process fronts. In `single` mode `upstreams` has exactly one entry; in
+ * `aggregate` mode upstreams are sorted by name (A3, A8).
+ */
+export interface Layout {
+  mode: LayoutMode;
+  upstreams: UpstreamConfig[];
+}
+
+/**
+ * The result of a pure validator (STYLE.md §6): the normalised config and any warnings, or every
+ * problem found. Each message starts with the dot-path of the value it is about
+ * (`mcpServers.github.command: must be a non-empty string`).
+ */
+export type ValidationResult<T> =
+  { ok: true; config: T; warnings: string[] } | { ok: false; errors: string[]; warnings: string[] };
+
+/**
+ * A pino-compatible logger: `logger.warn({ path }, 'message')`. Packages default to a no-op logger.
+ */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** Options of the throwing parsers and loaders. */
+export interface ParseOptions {
+  /** Receives each warning as `logger.warn({ path }, warning)`. Default: warnings are dropped. */
+  logger?: Logger;
+}

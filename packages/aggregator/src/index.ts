@@ -1,6 +1,24 @@
 /**
- * `@mcppipe/aggregator`: A namespaced MCP server over many upstreams: fan-out for lists, routing for calls. Every export here is public API.
+ * `@mcppipe/aggregator`: a namespaced MCP server over many upstreams: fan-out for lists, routing for calls
+ * (DESIGN.md A1–A5), on both protocol eras, transport-agnostic. Every export here is public API.
  *
  * @module
  */
-export {};
+export { createAggregator } from './aggregator.js';
+export { toJsonRpcError, REQUEST_TIMEOUT_CODE, UPSTREAM_UNAVAILABLE_CODE } from './errors.js';
+export type { UpstreamUnavailableData } from './errors.js';
+export type {
+  Aggregator,
+  AggregatorDiagnostics,
+  AggregatorEvents,
+  AggregatorOptions,
+  ChangedKind,
+  CreateServerContext,
+  DroppedItem,
+  ListKind,
+  ListStopReason,
+  Logger,
+  RenamedItem,
+  UpstreamDiagnostics,
+  UpstreamListReport,
+} from './types.js';

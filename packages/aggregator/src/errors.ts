@@ -1,0 +1,127 @@
+/**
+ * The one place where local errors become JSON-RPC errors (STYLE.md §5). Codes the aggregator throws:
+ *
+ * - `MCPP_AGG_UNKNOWN_NAME`: an agent named an unknown tool, prompt or resource → -32602 naming it.
+ * - `MCPP_AGG_UPSTREAM_UNAVAILABLE`: the upstream is not available → -32000 `upstream_unavailable`.
+ *
+ * It also maps the codes of the packages below it: `MCPP_SUP_UNAVAILABLE` → -32000, `MCPP_SUP_UNKNOWN_UPSTREAM`
+ * and `MCPP_NS_*` → -32602. Upstream `ProtocolError`s (JSON-RPC error responses) pass through unchanged.
+ */
+import { McpPipeError, isMcpPipeError } from '@mcppipe/errors';
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+
+/** JSON-RPC code of `upstream_unavailable` (DESIGN.md "Beyond the seeds", A12). */
+export const UPSTREAM_UNAVAILABLE_CODE = -32000;
+/** JSON-RPC code used when an upstream request timed out. */
+export const REQUEST_TIMEOUT_CODE = -32001;
+
+/** What kind of name an agent sent, for `MCPP_AGG_UNKNOWN_NAME`. */
+export type NameKind = 'tool' | 'prompt' | 'resource' | 'resource template' | 'upstream';
+
+/** `data` of an `upstream_unavailable` error. */
+export interface UpstreamUnavailableData {
+  upstream: string;
+  phase: string;
+  retryAfterMs?: number;
+}
+
+/**
+ * `MCPP_AGG_UNKNOWN_NAME` for a name the agent sent.
+ *
+ * @param kind - what the name should have named
+ * @param name - the name exactly as the agent sent it
+ * @param reason - optional detail (e.g. the unknown upstream)
+ * @returns the error to throw
+ */
+export function unknownNameError(kind: NameKind, name: string, reason?: string): McpPipeError {
+  const detail = reason === undefined ? '' : ` (${reason})`;
+  return new McpPipeError('MCPP_AGG_UNKNOWN_NAME', `Unknown ${kind}: ${JSON.stringify(name)}${detail}`, {
+    data: { kind, name },
+  });
+}
+
+/**
+ * `MCPP_AGG_UPSTREAM_UNAVAILABLE` for an upstream that is not available.
+ *
+ * @param data - the upstream, its phase and, when known, when to retry
+ * @returns the error to throw
+ */
+export function upstreamUnavailableError(data: UpstreamUnavailableData): McpPipeError {
+  const retry = data.retryAfterMs === undefined ? '' : `; retry in ${Math.ceil(data.retryAfterMs / 1000)} s`;
+  return new McpPipeError(
+    'MCPP_AGG_UPSTREAM_UNAVAILABLE',
+    `upstream_unavailable: upstream ${JSON.stringify(data.upstream)} is ${data.phase}${retry}`,
+    { data },
+  );
+}
+
+function unavailable(data: Partial<UpstreamUnavailableData>, fallbackUpstream?: string): ProtocolError {
+  const upstream = typeof data.upstream === 'string' ? data.upstream : (fallbackUpstream ?? 'unknown');
+  const phase = typeof data.phase === 'string' ? data.phase : 'unavailable';
+  const wire: UpstreamUnavailableData = { upstream, phase };
+  if (typeof data.retryAfterMs === 'number') wire.retryAfterMs = data.retryAfterMs;
+  const { message } = upstreamUnavailableError(wire);
+  return new ProtocolError(UPSTREAM_UNAVAILABLE_CODE, message, wire);
+}
+
+/**
+ * Maps anything thrown while serving a request to the JSON-RPC error the agent receives. The mapping lives
+ * here only:
+ *
+ * | thrown | JSON-RPC error |
+ * | --- | --- |
+ * | an upstream `ProtocolError` (its JSON-RPC error response) | unchanged: same code, message and data |
+ * | `MCPP_SUP_UNAVAILABLE`, `MCPP_AGG_UPSTREAM_UNAVAILABLE` | -32000 `upstream_unavailable: upstream "x" is recovering; retry in 4 s`, `data: { upstream, phase, retryAfterMs }` |
+ * | `MCPP_AGG_UNKNOWN_NAME`, `MCPP_SUP_UNKNOWN_UPSTREAM`, `MCPP_NS_*` | -32602 naming the name |
+ * | an upstream request timeout | -32001 naming the upstream |
+ * | the upstream connection closed mid-request | -32000 `upstream_unavailable` |
+ * | anything else | -32603 with the error's message |
+ *
+ * @param err - anything caught
+ * @param upstream - the upstream the request was routed to, when known (named in messages)
+ * @returns a `ProtocolError` to throw from a request handler
+ *
+ * @example In a custom request handler
+ * ```ts
+ * try { return await registry.request('search', req); }
+ * catch (err) { throw toJsonRpcError(err, 'search'); }
+ * ```
+ */
+export function toJsonRpcError(err: unknown, upstream?: string): ProtocolError {
+  if (err instanceof ProtocolError) return err;
+  if (isMcpPipeError(err)) {
+    const data = (err.data ?? {}) as Record<string, unknown>;
+    switch (err.code) {
+      case 'MCPP_SUP_UNAVAILABLE':
+      case 'MCPP_AGG_UPSTREAM_UNAVAILABLE':
+        return unavailable(data as Partial<UpstreamUnavailableData>, upstream);
+      case 'MCPP_SUP_STOPPED':
+        return unavailable({ ...(data as Partial<UpstreamUnavailableData>), phase: 'stopped' }, upstream);
+      case 'MCPP_AGG_UNKNOWN_NAME':
+      case 'MCPP_SUP_UNKNOWN_UPSTREAM':
+      case 'MCPP_NS_NOT_NAMESPACED':
+      case 'MCPP_NS_NOT_WRAPPED':
+      case 'MCPP_NS_INVALID_NAME':
+        return new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.data);
+      default:
+        if (err.code.startsWith('MCPP_NS_'))
+          return new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);
+        return new ProtocolError(ProtocolErrorCode.InternalError, err.message);
+    }
+  }
+  const where = upstream === undefined ? '' : `upstream ${JSON.stringify(upstream)}: `;
+  if (err instanceof SdkError) {
+    if (err.code === SdkErrorCode.RequestTimeout) {
+      return new ProtocolError(
+        REQUEST_TIMEOUT_CODE,
+        `${where}request timed out`,
+        upstream ? { upstream } : undefined,
+      );
+    }
+    if (err.code === SdkErrorCode.ConnectionClosed || err.code === SdkErrorCode.NotConnected) {
+      return unavailable({ phase: 'disconnected' }, upstream);
+    }
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new ProtocolError(ProtocolErrorCode.InternalError, `${where}${message}`);
+}

@@ -1,0 +1,229 @@
+/**
+ * Aggregate-mode request handling (DESIGN.md A3, A4): merged lists from the per-upstream caches, and the
+ * routing of calls to the one upstream their prefix or wrapped URI names. Names are joined and split only
+ * by `@mcppipe/namespace`; shortened names resolve through the upstream's table.
+ */
+import { splitName, unwrapResourceTemplate, unwrapResourceUri } from '@mcppipe/namespace';
+import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import type { UpstreamNotificationEvent } from '@mcppipe/supervisor';
+import type { JSONRPCRequest } from '@modelcontextprotocol/server';
+import type { AgentCall, Core } from './core.js';
+import type { NameKind } from './errors.js';
+import { unknownNameError } from './errors.js';
+import { pageOf } from './paging.js';
+import { singleUpstream } from './single.js';
+import { wrapCallToolResult, wrapPromptResult, wrapReadResult, tryWrap } from './rewrite.js';
+import type { ListKind } from './types.js';
+
+type Obj = Record<string, unknown>;
+
+/** An unknown name is looked up again after a refresh only if the table is older than this. */
+const REFRESH_ON_MISS_AFTER_MS = 1000;
+
+const LIST_METHODS: Record<string, ListKind> = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+};
+
+const KEY_FIELD: Record<ListKind, string> = {
+  tools: 'name',
+  prompts: 'name',
+  resources: 'uri',
+  resourceTemplates: 'uriTemplate',
+};
+
+function stringParam(params: Obj | undefined, name: string): string {
+  const v = params?.[name];
+  if (typeof v !== 'string')
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `params.${name} must be a string`);
+  return v;
+}
+
+function knownUpstream(core: Core, kind: NameKind, target: { exposed: string; upstream: string }): void {
+  if (core.registry.get(target.upstream) === undefined) {
+    throw unknownNameError(kind, target.exposed, `no upstream named ${JSON.stringify(target.upstream)}`);
+  }
+}
+
+/**
+ * Resolves an exposed tool or prompt name to its upstream and original name.
+ *
+ * @throws McpPipeError `MCPP_AGG_UNKNOWN_NAME` for an unknown prefix or name
+ */
+export async function resolveName(
+  core: Core,
+  kind: 'tools' | 'prompts',
+  exposed: string,
+): Promise<{ upstream: string; name: string }> {
+  const label: NameKind = kind === 'tools' ? 'tool' : 'prompt';
+  let split: { upstream: string; name: string };
+  try {
+    split = splitName(exposed);
+  } catch {
+    throw unknownNameError(label, exposed, 'it has no <upstream>__ prefix');
+  }
+  const snap = core.registry.get(split.upstream);
+  if (snap === undefined)
+    throw unknownNameError(label, exposed, `no upstream named ${JSON.stringify(split.upstream)}`);
+  let entry = await core.lists.get(split.upstream, kind);
+  let name = entry?.names.get(exposed);
+  if (
+    name === undefined &&
+    snap.phase === 'available' &&
+    (entry === undefined || Date.now() - entry.report.fetchedAt > REFRESH_ON_MISS_AFTER_MS)
+  ) {
+    core.lists.invalidate(split.upstream, kind);
+    entry = await core.lists.get(split.upstream, kind);
+    name = entry?.names.get(exposed);
+  }
+  if (name !== undefined) return { upstream: split.upstream, name };
+  // Not available and never listed: let the registry answer -32000 at once.
+  if (snap.phase !== 'available' && entry === undefined) return split;
+  throw unknownNameError(label, exposed);
+}
+
+/** Where a URI agents subscribe to lives upstream (identity in single mode). */
+export function unwrapForSubscription(core: Core, uri: string): { upstream: string; uri: string } {
+  return core.options.mode === 'single' ? { upstream: singleUpstream(core), uri } : unwrapUri(core, uri);
+}
+
+function unwrapUri(core: Core, uri: string): { upstream: string; uri: string } {
+  let target: { upstream: string; uri: string };
+  try {
+    target = unwrapResourceUri(uri);
+  } catch (err) {
+    throw unknownNameError('resource', uri, err instanceof Error ? err.message : undefined);
+  }
+  knownUpstream(core, 'resource', { exposed: uri, upstream: target.upstream });
+  return target;
+}
+
+async function completion(core: Core, call: AgentCall, params: Obj | undefined): Promise<Obj> {
+  const ref = params?.['ref'] as Obj | undefined;
+  if (ref?.['type'] === 'ref/prompt') {
+    const { upstream, name } = await resolveName(core, 'prompts', stringParam(ref, 'name'));
+    return core.routed(call, upstream, {
+      method: 'completion/complete',
+      params: { ...params, ref: { ...ref, name } },
+    });
+  }
+  if (ref?.['type'] === 'ref/resource') {
+    const uri = stringParam(ref, 'uri');
+    let target: { upstream: string; uri: string };
+    try {
+      const t = unwrapResourceTemplate(uri);
+      target = { upstream: t.upstream, uri: t.template };
+    } catch {
+      target = unwrapUri(core, uri);
+    }
+    knownUpstream(core, 'resource template', { exposed: uri, upstream: target.upstream });
+    return core.routed(call, target.upstream, {
+      method: 'completion/complete',
+      params: { ...params, ref: { ...ref, uri: target.uri } },
+    });
+  }
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    'params.ref must be a ref/prompt or ref/resource reference',
+  );
+}
+
+/**
+ * Answers one agent request in aggregate mode.
+ *
+ * @throws anything; the server maps it with `toJsonRpcError`
+ */
+export async function dispatchAggregate(core: Core, request: JSONRPCRequest, call: AgentCall): Promise<Obj> {
+  const params = request.params as Obj | undefined;
+  const listKind = LIST_METHODS[request.method];
+  if (listKind !== undefined) {
+    const merged = await core.lists.mergedList(listKind);
+    const cursor = params?.['cursor'];
+    const field = KEY_FIELD[listKind];
+    const page = pageOf(merged, typeof cursor === 'string' ? cursor : undefined, {
+      pageSize: core.options.pageSize,
+      keyOf: (item) => String(item[field]),
+    });
+    return page.nextCursor === undefined
+      ? { [listKind]: page.items }
+      : { [listKind]: page.items, nextCursor: page.nextCursor };
+  }
+  switch (request.method) {
+    case 'tools/call': {
+      const { upstream, name } = await resolveName(core, 'tools', stringParam(params, 'name'));
+      const result = await core.routed(call, upstream, { method: 'tools/call', params: { ...params, name } });
+      return result['resultType'] === 'input_required' ? result : wrapCallToolResult(upstream, result);
+    }
+    case 'prompts/get': {
+      const { upstream, name } = await resolveName(core, 'prompts', stringParam(params, 'name'));
+      const result = await core.routed(call, upstream, {
+        method: 'prompts/get',
+        params: { ...params, name },
+      });
+      return result['resultType'] === 'input_required' ? result : wrapPromptResult(upstream, result);
+    }
+    case 'resources/read': {
+      const exposed = stringParam(params, 'uri');
+      const target = unwrapUri(core, exposed);
+      const result = await core.routed(call, target.upstream, {
+        method: 'resources/read',
+        params: { ...params, uri: target.uri },
+      });
+      if (result['resultType'] === 'input_required') return result;
+      return wrapReadResult(target.upstream, result, { original: target.uri, exposed });
+    }
+    case 'completion/complete':
+      return completion(core, call, params);
+    case 'resources/subscribe': {
+      const exposed = stringParam(params, 'uri');
+      await core.subscriptions.subscribe(call.server, exposed, unwrapUri(core, exposed));
+      return {};
+    }
+    case 'resources/unsubscribe': {
+      const exposed = stringParam(params, 'uri');
+      await core.subscriptions.unsubscribe(call.server, unwrapUri(core, exposed));
+      return {};
+    }
+    default:
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+  }
+}
+
+/** Handles an upstream notification in aggregate mode: invalidation, updates, logging. */
+export function onUpstreamNotification(core: Core, event: UpstreamNotificationEvent): void {
+  const { upstream, method, params } = event;
+  switch (method) {
+    case 'notifications/tools/list_changed':
+      core.lists.invalidate(upstream, 'tools');
+      core.listChanged('tools');
+      return;
+    case 'notifications/prompts/list_changed':
+      core.lists.invalidate(upstream, 'prompts');
+      core.listChanged('prompts');
+      return;
+    case 'notifications/resources/list_changed':
+      core.lists.invalidate(upstream, 'resources');
+      core.lists.invalidate(upstream, 'resourceTemplates');
+      core.listChanged('resources');
+      return;
+    case 'notifications/resources/updated': {
+      const uri = params?.['uri'];
+      const wrapped = tryWrap(upstream, uri);
+      if (typeof uri === 'string' && wrapped !== undefined)
+        core.resourceUpdated({ upstream, uri, params: params ?? {}, exposed: wrapped });
+      return;
+    }
+    case 'notifications/message': {
+      const logger = params?.['logger'];
+      core.logMessage({
+        ...params,
+        logger: typeof logger === 'string' && logger !== '' ? `${upstream}/${logger}` : upstream,
+      });
+      return;
+    }
+    default:
+      core.logger.debug({ upstream, method }, 'ignored an upstream notification');
+  }
+}

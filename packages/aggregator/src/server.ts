@@ -1,0 +1,85 @@
+/**
+ * The SDK `Server` an aggregator hands out: a low-level v2 `Server` whose every request goes through
+ * `fallbackRequestHandler` (so requests and results are forwarded raw, without the SDK's per-method
+ * parsing and result re-validation), with two hooks on SDK seams: the handshake (`initialize` on 2025-era
+ * sessions, `server/discover` on 2026-07-28) asks the registry to retry failed upstreams (A12), and closing
+ * forgets the session (its subscriptions are released).
+ */
+import { Server } from '@modelcontextprotocol/server';
+import type {
+  Implementation,
+  JSONRPCRequest,
+  Notification,
+  Result,
+  ServerCapabilities,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+import type { Core, SessionServer } from './core.js';
+import { toJsonRpcError } from './errors.js';
+import { dispatchAggregate } from './route.js';
+import { dispatchSingle, singleUpstream } from './single.js';
+
+type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
+
+/** One agent-facing server: per 2025-era session or per 2026-07-28 request. */
+export class AggregatorServer extends Server implements SessionServer {
+  constructor(
+    private readonly core: Core,
+    readonly era: 'legacy' | 'modern',
+    init: { info: Implementation; capabilities: ServerCapabilities; instructions?: string },
+  ) {
+    super(init.info, {
+      capabilities: init.capabilities,
+      ...(init.instructions === undefined ? {} : { instructions: init.instructions }),
+    });
+    const dispatch = core.options.mode === 'single' ? dispatchSingle : dispatchAggregate;
+    this.fallbackRequestHandler = async (request, ctx) => {
+      try {
+        return (await dispatch(core, request, { server: this, ctx })) as Result;
+      } catch (err) {
+        throw toJsonRpcError(err);
+      }
+    };
+    this.fallbackNotificationHandler = (notification) => this.onAgentNotification(notification);
+  }
+
+  /** Wraps the SDK's handshake handlers so a fresh handshake reinitializes failed upstreams. */
+  protected override _wrapHandler(method: string, handler: Handler): Handler {
+    const wrapped = super._wrapHandler(method, handler);
+    if (method !== 'initialize' && method !== 'server/discover') return wrapped;
+    return (request, ctx) => {
+      this.core.handshake();
+      return wrapped(request, ctx);
+    };
+  }
+
+  protected override _onclose(): void {
+    this.core.forgetSession(this);
+    super._onclose();
+  }
+
+  override async close(): Promise<void> {
+    this.core.forgetSession(this);
+    await super.close();
+  }
+
+  /** Agent notifications the SDK does not handle itself: roots changes go to the upstreams. */
+  private async onAgentNotification(notification: Notification): Promise<void> {
+    const core = this.core;
+    const forward = (upstream: string) =>
+      core.registry
+        .notify(upstream, notification as { method: string; params?: Record<string, unknown> })
+        .catch(() => undefined);
+    if (core.options.mode === 'single') {
+      await forward(singleUpstream(core));
+      return;
+    }
+    if (notification.method !== 'notifications/roots/list_changed') return;
+    await Promise.all(
+      core.registry
+        .list()
+        .filter((s) => s.phase === 'available')
+        .map((s) => forward(s.name)),
+    );
+  }
+}

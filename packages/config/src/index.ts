@@ -26,3 +26,13 @@ export { loadMcpJson, parseMcpJson, validateMcpJson } from './mcpJson.js';
 export type { McpServerType } from './mcpJson.js';
 export { expandUpstream, expandVariables } from './expand.js';
 export type { VariableSource } from './expand.js';
+export { clientConfigFiles, clientNames } from './clientPaths.js';
+export type { ClientConfigFile, ClientId, ClientLocationOptions, ServerListKey } from './clientPaths.js';
+export { detectClientServers, layoutFromDetected } from './detect.js';
+export type {
+  DetectOptions,
+  DetectResult,
+  DetectedRename,
+  DetectedServer,
+  DetectedSource,
+} from './detect.js';

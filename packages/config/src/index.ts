@@ -19,6 +19,7 @@ export type {
   UpstreamConfigBase,
   ValidationResult,
 } from './types.js';
+export { DEFAULT_DEBOUNCE_MS, DEFAULT_POLL_INTERVAL_MS } from './defaults.js';
 export { formatCliSource, resolveCliSources, splitCliSource } from './cliSources.js';
 export type { CliSource, CliSourceFlags, CliSources } from './cliSources.js';
 export { loadUpstreamsFile, parseUpstreamsToml, validateUpstreamsToml } from './upstreamsFile.js';
@@ -36,3 +37,7 @@ export type {
   DetectedServer,
   DetectedSource,
 } from './detect.js';
+export { deepEqual, diffLayouts } from './diff.js';
+export type { LayoutDiff, UpstreamChange } from './diff.js';
+export { watchConfig } from './watch.js';
+export type { ConfigChange, ConfigWatcher, WatchConfigOptions, WatchedConfig } from './watch.js';

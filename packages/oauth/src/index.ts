@@ -1,6 +1,24 @@
 /**
- * `@mcppipe/oauth`: An OAuth 2.1 authorization server core: clients, password login, approvals, EdDSA JWTs, refresh-token families, state on disk. Every export here is public API.
+ * `@mcppipe/oauth`: An OAuth 2.1 authorization server core: clients, password login, approvals, EdDSA JWTs,
+ * refresh-token families, state on disk. Framework-free; `@mcppipe/gateway` maps it onto Fastify routes.
+ * Every export here is public API.
  *
  * @module
  */
-export {};
+export { createOAuthProvider } from './provider.js';
+export type { OAuthEndpoints, OAuthProvider } from './provider.js';
+export type { OAuthProviderOptions } from './options.js';
+export type { AuthInfo } from './accessToken.js';
+export type { BearerResult } from './verify.js';
+export { bearerChallenge } from './verify.js';
+export { hashPassword } from './password.js';
+export { authorizationServerMetadata, protectedResourceMetadata, OAUTH_PATHS } from './metadata.js';
+export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from './metadata.js';
+export { normalizeResource, protectedResourceMetadataUrl } from './resource.js';
+export { checkRedirectUri, matchRedirectUri } from './redirectUri.js';
+export type { RedirectUriCheck } from './redirectUri.js';
+export type { OAuthHttpRequest, OAuthHttpResponse } from './http.js';
+export type { OAuthErrorCode, OAuthErrorData, InvalidTokenData } from './errors.js';
+export type { Logger } from './logger.js';
+export { KEY_FILE } from './keys.js';
+export { STATE_FILE } from './stateStore.js';

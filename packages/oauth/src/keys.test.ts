@@ -1,0 +1,55 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtemp, readFile, readdir, stat, writeFile, chmod } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { KEY_FILE, loadOrCreateSigningKey } from './keys.js';
+import { recordingLogger } from './testHarness.js';
+
+const dir = (): Promise<string> => mkdtemp(join(tmpdir(), 'mcppipe-key-'));
+
+describe('F6/F5 the signing key file', () => {
+  it('is created once with mode 0600, even by simultaneous boots', async () => {
+    const d = await dir();
+    const keys = await Promise.all(
+      Array.from({ length: 8 }, () => loadOrCreateSigningKey(d, recordingLogger())),
+    );
+    expect(new Set(keys.map((k) => k.kid)).size).toBe(1);
+    expect((await stat(join(d, KEY_FILE))).mode & 0o777).toBe(0o600);
+    expect(await readdir(d)).toEqual([KEY_FILE]);
+    expect(await readFile(join(d, KEY_FILE), 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    const again = await loadOrCreateSigningKey(d, recordingLogger());
+    expect(again.kid).toBe(keys[0]!.kid);
+    expect(again.publicJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: again.kid, alg: 'EdDSA' });
+    expect(again.publicJwk.d).toBeUndefined();
+  });
+
+  it('fails closed on a corrupt or foreign key and leaves the file alone', async () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })
+      .privateKey.export({ format: 'pem', type: 'pkcs8' })
+      .toString();
+    for (const content of [
+      'garbage',
+      '',
+      rsa,
+      '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n',
+    ]) {
+      const d = await dir();
+      await writeFile(join(d, KEY_FILE), content, { mode: 0o600 });
+      await expect(loadOrCreateSigningKey(d, recordingLogger())).rejects.toMatchObject({
+        code: 'MCPP_OAUTH_KEY_CORRUPT',
+      });
+      expect(await readFile(join(d, KEY_FILE), 'utf8')).toBe(content);
+    }
+  }, 20_000);
+
+  it('tightens a group- or world-readable key to 0600 and says so', async () => {
+    const d = await dir();
+    await loadOrCreateSigningKey(d, recordingLogger());
+    await chmod(join(d, KEY_FILE), 0o644);
+    const logger = recordingLogger();
+    await loadOrCreateSigningKey(d, logger);
+    expect((await stat(join(d, KEY_FILE))).mode & 0o777).toBe(0o600);
+    expect(logger.lines.join('\n')).toContain('tightened to 0600');
+  });
+});

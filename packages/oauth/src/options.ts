@@ -1,0 +1,120 @@
+import * as D from './defaults.js';
+import { invalidOptions } from './errors.js';
+import type { Logger } from './logger.js';
+import { normalizeResource } from './resource.js';
+import type { ResolvedSettings } from './context.js';
+
+/** Options of {@link createOAuthProvider}. */
+export interface OAuthProviderOptions {
+  /** Directory for `jwt-key.pem` and `state.json`; created with mode 0700 if missing. */
+  dataDir: string;
+  /**
+   * The gateway's public origin, e.g. `https://gw.example` (the issuer; every URL in metadata is built
+   * from it, never from `Host` or `X-Forwarded-*`). https, or http on a loopback host for development; no path.
+   */
+  publicUrl: string;
+  /**
+   * The protected resources, re-read on every use (hot reload changes them): `<publicUrl>/hub`,
+   * `<publicUrl>/mcp` and each `<publicUrl>/servers/<name>/mcp`.
+   */
+  resources: () => readonly string[];
+  /** The owner password in clear (`MCPPIPE_ADMIN_PASSWORD`). Exactly one of this and `adminPasswordHash`. */
+  adminPassword?: string | undefined;
+  /** A bcrypt hash of the owner password (`MCPPIPE_ADMIN_PASSWORD_HASH`, from `hashPassword`). */
+  adminPasswordHash?: string | undefined;
+  /** Epoch milliseconds. Default: `Date.now`. */
+  clock?: () => number;
+  /** pino-compatible logger. Default: silent. Secrets are never logged. */
+  logger?: Logger;
+  /** Access-token lifetime in seconds. Default 3600; 60–86400. */
+  accessTokenTtlSec?: number;
+  /** Authorization-code lifetime in seconds. Default 120; 60–300. */
+  codeTtlSec?: number;
+  /** Refresh grace window in milliseconds (see README). Default 5000; 0–60000. */
+  refreshGraceMs?: number;
+  /** A refresh-token family unused this long expires. Default 30 days (in seconds). */
+  refreshIdleTtlSec?: number;
+  /** A refresh-token family expires this long after its login. Default 90 days (in seconds). */
+  refreshMaxTtlSec?: number;
+  /** Private-use redirect-URI schemes allowed at registration. Default `['cursor']`. */
+  allowedRedirectSchemes?: readonly string[];
+  /** The resource for requests that name none. Default `<publicUrl>/hub`. */
+  defaultResource?: string;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+function bounded(name: string, v: number, [min, max]: readonly [number, number]): number {
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw invalidOptions(`${name} must be an integer from ${min} to ${max} (got ${String(v)})`);
+  return v;
+}
+
+/**
+ * Validates the options (at construction, not at first use) and resolves defaults.
+ *
+ * @param options - the options
+ * @returns the issuer and the settings
+ * @throws McpPipeError `MCPP_OAUTH_INVALID_OPTIONS`
+ */
+export function resolveOptions(options: OAuthProviderOptions): {
+  issuer: string;
+  settings: ResolvedSettings;
+} {
+  let url: URL;
+  try {
+    url = new URL(options.publicUrl);
+  } catch {
+    throw invalidOptions(`publicUrl is not a URL: ${options.publicUrl}`);
+  }
+  if (url.pathname !== '/' || url.search || url.hash || url.username || url.password) {
+    throw invalidOptions(
+      'publicUrl must be an origin without path, query or credentials, e.g. https://gw.example',
+    );
+  }
+  const loopback = url.protocol === 'http:' && LOOPBACK.has(url.hostname);
+  if (url.protocol !== 'https:' && !loopback)
+    throw invalidOptions('publicUrl must use https (plain http only on 127.0.0.1, [::1] or localhost)');
+  const issuer = url.origin;
+  if (typeof options.resources !== 'function')
+    throw invalidOptions('resources must be a function returning the resource URLs');
+  const defaultResource = normalizeResource(options.defaultResource ?? `${issuer}/hub`);
+  if (!defaultResource) throw invalidOptions('defaultResource is not a valid resource URL');
+  const schemes = options.allowedRedirectSchemes ?? D.DEFAULT_ALLOWED_REDIRECT_SCHEMES;
+  for (const s of schemes) {
+    if (
+      !/^[a-z][a-z0-9+.-]*$/.test(s) ||
+      ['http', 'https', 'javascript', 'data', 'file', 'vbscript', 'blob', 'about'].includes(s)
+    ) {
+      throw invalidOptions(`allowedRedirectSchemes: ${s} is not a private-use scheme`);
+    }
+  }
+  return {
+    issuer,
+    settings: {
+      accessTokenTtlSec: bounded(
+        'accessTokenTtlSec',
+        options.accessTokenTtlSec ?? D.DEFAULT_ACCESS_TOKEN_TTL_SEC,
+        [60, 86_400],
+      ),
+      codeTtlSec: bounded('codeTtlSec', options.codeTtlSec ?? D.DEFAULT_CODE_TTL_SEC, D.CODE_TTL_BOUNDS_SEC),
+      refreshGraceMs: bounded('refreshGraceMs', options.refreshGraceMs ?? D.DEFAULT_REFRESH_GRACE_MS, [
+        0,
+        D.MAX_REFRESH_GRACE_MS,
+      ]),
+      refreshIdleTtlSec: bounded(
+        'refreshIdleTtlSec',
+        options.refreshIdleTtlSec ?? D.DEFAULT_REFRESH_IDLE_TTL_SEC,
+        [3600, 365 * 86_400],
+      ),
+      refreshMaxTtlSec: bounded(
+        'refreshMaxTtlSec',
+        options.refreshMaxTtlSec ?? D.DEFAULT_REFRESH_MAX_TTL_SEC,
+        [3600, 3 * 365 * 86_400],
+      ),
+      allowedRedirectSchemes: [...schemes],
+      defaultResource,
+      secureCookies: url.protocol === 'https:',
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * A random, URL-safe secret.
+ *
+ * @param bytes - entropy in bytes (32 = 256 bits for codes and refresh tokens)
+ * @returns base64url text without padding
+ */
+export function randomSecret(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/**
+ * The SHA-256 digest of a high-entropy secret, as stored in `state.json` (never the secret itself).
+ *
+ * @param secret - a token, code or client secret
+ * @returns base64url of the digest
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+}
+
+const compareKey = randomBytes(32);
+
+/**
+ * Compares two strings in constant time whatever their lengths: both sides are HMAC'ed first, so
+ * `timingSafeEqual` never sees buffers of different length (it would throw a `RangeError`).
+ *
+ * @param a - one string
+ * @param b - the other
+ * @returns whether they are equal
+ */
+export function safeEqual(a: string, b: string): boolean {
+  const ha = createHmac('sha256', compareKey).update(a, 'utf8').digest();
+  const hb = createHmac('sha256', compareKey).update(b, 'utf8').digest();
+  return timingSafeEqual(ha, hb);
+}
+
+/**
+ * The PKCE S256 transform: `BASE64URL(SHA256(ASCII(verifier)))` (RFC 7636 §4.2).
+ *
+ * @param verifier - the code verifier
+ * @returns the code challenge
+ */
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}

@@ -43,6 +43,16 @@ describe('closeMatches', () => {
 });
 
 describe('oneLine', () => {
+  it('takes the first sentence of the first non-empty line', () => {
+    expect(oneLine('Read a file as text. Handles encodings. Use head for the first lines.')).toBe(
+      'Read a file as text.',
+    );
+    expect(oneLine('Is it up? Returns a boolean.')).toBe('Is it up? Returns a boolean.');
+    expect(oneLine('E.g. this is not split early. Second sentence.')).toBe('E.g. this is not split early.');
+    expect(oneLine('Version v1.2 is supported. More text')).toBe('Version v1.2 is supported.');
+    expect(oneLine('no sentence end here')).toBe('no sentence end here');
+  });
+
   it('takes the first non-empty line, trimmed', () => {
     expect(oneLine('\n  First line. \nSecond')).toBe('First line.');
     expect(oneLine('')).toBeUndefined();

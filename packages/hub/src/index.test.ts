@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
@@ -37,5 +38,13 @@ describe('@mcppipe/hub public surface', () => {
     const handler = createMcpHandler(factory, { legacy: 'reject' });
     expect(hub.createServer()).not.toBe(hub.createServer({ era: 'modern' }));
     await handler.close();
+  });
+
+  it('README documents the meta-tools exactly as tools/list returns them', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const marker = readme.indexOf('<!-- hub:tools-list');
+    const block = /```json\n([\s\S]*?)\n```/.exec(readme.slice(marker));
+    expect(marker).toBeGreaterThan(0);
+    expect(JSON.parse(block![1]!)).toEqual(api.metaTools);
   });
 });

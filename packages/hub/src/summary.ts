@@ -1,11 +1,18 @@
 import { SUMMARY_MAX_CHARS } from './defaults.js';
 
+/** A sentence end: `.`, `!` or `?` followed by whitespace and a capital (or quote, paren, backtick), or the end. */
+const SENTENCE_END = /[.!?](?=\s+[A-Z("'`]|\s*$)/g;
+/** Sentences shorter than this are kept going ("E.g. …", "v1. …"). */
+const MIN_SENTENCE_CHARS = 20;
+
 /**
- * The first non-empty line of `text`, trimmed and cut at `max` characters (with `…`), or undefined when there is
- * no text. Used for the one-line descriptions of `list_servers` and `list_tools`.
+ * A one-line summary of `text`: the first sentence of its first non-empty line, trimmed and cut at `max`
+ * characters (with `…`), or undefined when there is no text. Used for the descriptions in `list_servers` and
+ * `list_tools`, so that a listing costs a few tokens per tool however long the upstream's descriptions are.
  *
  * @param text - a description or instructions, possibly multi-line
  * @param max - the maximum length, default 200
+ * @returns the summary, or undefined for a missing or blank text
  */
 export function oneLine(text: unknown, max = SUMMARY_MAX_CHARS): string | undefined {
   if (typeof text !== 'string') return undefined;
@@ -14,9 +21,16 @@ export function oneLine(text: unknown, max = SUMMARY_MAX_CHARS): string | undefi
     .map((l) => l.trim())
     .find((l) => l.length > 0);
   if (line === undefined) return undefined;
-  if (line.length <= max) return line;
+  let sentence = line;
+  for (const match of line.matchAll(SENTENCE_END)) {
+    if (match.index + 1 >= MIN_SENTENCE_CHARS) {
+      sentence = line.slice(0, match.index + 1);
+      break;
+    }
+  }
+  if (sentence.length <= max) return sentence;
   let end = max - 1;
-  const code = line.charCodeAt(end - 1);
+  const code = sentence.charCodeAt(end - 1);
   if (code >= 0xd800 && code <= 0xdbff) end -= 1; // keep surrogate pairs whole
-  return `${line.slice(0, end)}…`;
+  return `${sentence.slice(0, end)}…`;
 }

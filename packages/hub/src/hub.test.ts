@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub } from './hub.js';
 import { metaTools } from './metaTools.js';
-import { connectHttp, data, demoUpstreams, errorOf, meta } from './testing/clients.js';
+import { callToolWith, connectHttp, data, demoUpstreams, errorOf, meta } from './testing/clients.js';
 import type { TestClient } from './testing/clients.js';
 import { serveHub } from './testing/serveHub.js';
 import type { ServedHub } from './testing/serveHub.js';
@@ -127,6 +127,19 @@ describe('the hub over real upstreams and real Streamable HTTP', { timeout: 60_0
         content: [{ type: 'text', text: 'this tool always fails' }],
       });
       expect(failed.structuredContent).toBeUndefined();
+    });
+
+    it('call_tool forwards upstream progress to the agent over this era', async () => {
+      const progress: number[] = [];
+      const result = await callToolWith(
+        client,
+        { server: 'fixture', tool: 'slow', arguments: { durationMs: 800, intervalMs: 100 } },
+        { onprogress: (p) => progress.push(p.progress), timeout: 30_000 },
+      );
+      expect((result.content[0] as { text: string }).text).toMatch(
+        /^slow done after \d+ progress notifications$/,
+      );
+      expect(progress.length).toBeGreaterThanOrEqual(3);
     });
 
     it('unknown servers and tools are errors with close matches', async () => {

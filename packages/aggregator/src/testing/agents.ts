@@ -56,15 +56,26 @@ function record(transport: Transport, received: JSONRPCMessage[], sent: JSONRPCM
     sent.push(message);
     return send(message, options);
   };
-  const started = transport.start.bind(transport);
-  transport.start = async () => {
-    const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      received.push(message);
-      deliver?.(message, extra);
-    };
-    await started();
-  };
+  // Whatever handler the client installs (it re-installs one after era negotiation) records first; a
+  // message seen by several chained handlers is recorded once.
+  const seen = new WeakSet<object>();
+  let current: Transport['onmessage'];
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    get: () => current,
+    set: (handler: Transport['onmessage']) => {
+      current =
+        handler === undefined
+          ? undefined
+          : (message, extra) => {
+              if (!seen.has(message)) {
+                seen.add(message);
+                received.push(message);
+              }
+              handler(message, extra);
+            };
+    },
+  });
 }
 
 async function connect(client: Client, transport: Transport): Promise<TestAgent> {

@@ -136,7 +136,8 @@ export class StdioTestRegistry implements UpstreamRegistry {
 
   private snapshot(u: Upstream): UpstreamSnapshot {
     const client = u.client;
-    return {
+    // Asserted rather than annotated: the snapshot type grows while the supervisor is being written.
+    const snapshot = {
       name: u.spec.name,
       spec: {
         name: u.spec.name,
@@ -159,6 +160,7 @@ export class StdioTestRegistry implements UpstreamRegistry {
       retryAfterMs: u.phase === 'recovering' ? (u.retryAfterMs ?? 0) : undefined,
       stderrTail: [],
     };
+    return snapshot as UpstreamSnapshot;
   }
 
   async request(

@@ -1,0 +1,68 @@
+import { McpPipeError } from '@mcppipe/errors';
+import { splitName } from '@mcppipe/namespace';
+import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
+import { describe, expect, it } from 'vitest';
+import { toJsonRpcError, unknownNameError } from './errors.js';
+
+const wire = (err: ProtocolError) => ({ code: err.code, message: err.message, data: err.data });
+
+describe('toJsonRpcError', () => {
+  it('passes an upstream JSON-RPC error through unchanged', () => {
+    const upstream = new ProtocolError(-32099, 'custom', { x: 1 });
+    expect(toJsonRpcError(upstream, 'a')).toBe(upstream);
+  });
+
+  it('maps MCPP_SUP_UNAVAILABLE to -32000 upstream_unavailable naming the upstream', () => {
+    const err = new McpPipeError('MCPP_SUP_UNAVAILABLE', 'x', {
+      data: { upstream: 'search', phase: 'recovering', retryAfterMs: 4000 },
+    });
+    expect(wire(toJsonRpcError(err))).toEqual({
+      code: -32000,
+      message: 'upstream_unavailable: upstream "search" is recovering; retry in 4 s',
+      data: { upstream: 'search', phase: 'recovering', retryAfterMs: 4000 },
+    });
+    const failed = new McpPipeError('MCPP_SUP_UNAVAILABLE', 'x', {
+      data: { upstream: 'fs', phase: 'failed' },
+    });
+    expect(wire(toJsonRpcError(failed))).toEqual({
+      code: -32000,
+      message: 'upstream_unavailable: upstream "fs" is failed',
+      data: { upstream: 'fs', phase: 'failed' },
+    });
+  });
+
+  it('maps unknown names and codec errors to -32602 naming the input', () => {
+    const unknown = toJsonRpcError(unknownNameError('tool', 'gh__nope'));
+    expect(unknown.code).toBe(-32602);
+    expect(unknown.message).toBe('Unknown tool: "gh__nope"');
+    let codec: unknown;
+    try {
+      splitName('read_file');
+    } catch (err) {
+      codec = err;
+    }
+    expect(toJsonRpcError(codec).code).toBe(-32602);
+    expect(toJsonRpcError(codec).message).toContain('read_file');
+    expect(toJsonRpcError(new McpPipeError('MCPP_SUP_UNKNOWN_UPSTREAM', 'no upstream named "x"')).code).toBe(
+      -32602,
+    );
+  });
+
+  it('maps timeouts, closed connections and anything else, naming the upstream', () => {
+    const timeout = toJsonRpcError(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'), 'slow');
+    expect(wire(timeout)).toEqual({
+      code: -32001,
+      message: 'upstream "slow": request timed out',
+      data: { upstream: 'slow' },
+    });
+    const closed = toJsonRpcError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), 'gone');
+    expect(closed.code).toBe(-32000);
+    expect(closed.data).toEqual({ upstream: 'gone', phase: 'disconnected' });
+    expect(wire(toJsonRpcError(new Error('boom'), 'x'))).toEqual({
+      code: -32603,
+      message: 'upstream "x": boom',
+      data: undefined,
+    });
+    expect(toJsonRpcError('weird').code).toBe(-32603);
+  });
+});

@@ -1,0 +1,75 @@
+// Upstreams whose pagination misbehaves: a repeating cursor, pages that add nothing new, a list that never
+// ends. Each walk stops, the upstream is flagged in the diagnostics and logged, and what was read is served.
+import { fixturePath } from '@mcppipe/test-utils';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createAggregator } from './index.js';
+import type { Aggregator, UpstreamDiagnostics } from './index.js';
+import { captureLogger } from './testing/logger.js';
+import { memoryAgent } from './testing/agents.js';
+import type { TestAgent } from './testing/agents.js';
+import { StdioTestRegistry } from './testing/stdioRegistry.js';
+
+let registry: StdioTestRegistry;
+let aggregator: Aggregator;
+let agent: TestAgent;
+const logger = captureLogger();
+const script = fixturePath('agg-faults.mjs');
+
+beforeAll(async () => {
+  registry = await StdioTestRegistry.start([
+    { name: 'repeat', script, env: { AGG_PAGING: 'repeat', AGG_PAGE_SIZE: '5' } },
+    { name: 'endless', script, env: { AGG_PAGING: 'endless', AGG_PAGE_SIZE: '5' } },
+    { name: 'runaway', script, env: { AGG_PAGING: 'runaway', AGG_PAGE_SIZE: '5' } },
+  ]);
+  aggregator = createAggregator({ registry, logger, maxPagesPerUpstream: 6 });
+  agent = await memoryAgent(aggregator);
+}, 60_000);
+
+afterAll(async () => {
+  await agent?.close();
+  await aggregator?.close();
+  await registry?.close();
+});
+
+const report = (name: string): UpstreamDiagnostics =>
+  aggregator.diagnostics().upstreams.find((u) => u.upstream === name)!;
+
+it('stops each runaway walk, flags the upstream, and serves what it read', async () => {
+  const names = (await agent.client.listTools()).tools.map((t) => t.name);
+  const of = (upstream: string) => names.filter((n) => n.startsWith(`${upstream}__`));
+
+  // The repeating cursor comes after the last real page: every tool is there, once.
+  expect(report('repeat').lists.tools).toMatchObject({ stopped: 'repeating_cursor' });
+  expect(of('repeat')).toContain('repeat__list_count');
+  expect(new Set(of('repeat')).size).toBe(of('repeat').length);
+
+  // Pages that add nothing new stop the walk after the first of them.
+  expect(report('endless').lists.tools).toMatchObject({ stopped: 'no_new_items', pages: 2 });
+  expect(of('endless')).toHaveLength(5);
+
+  // New items forever: the page cap stops it.
+  expect(report('runaway').lists.tools).toMatchObject({ stopped: 'page_cap', pages: 6 });
+  expect(of('runaway').filter((n) => n.startsWith('runaway__gen_'))).toHaveLength(12);
+
+  for (const upstream of ['repeat', 'endless', 'runaway']) {
+    expect(
+      logger.entries.some((e) => e.level === 'warn' && e.obj['upstream'] === upstream && e.obj['stopped']),
+    ).toBe(true);
+    expect(report(upstream).phase).toBe('available');
+  }
+});
+
+it('asks each upstream once while its list is cached', async () => {
+  const count = async () =>
+    Number(
+      (
+        (await registry.request('repeat', { method: 'tools/call', params: { name: 'list_count' } }))[
+          'content'
+        ] as { text: string }[]
+      )[0]!.text,
+    );
+  const before = await count();
+  await agent.client.listTools();
+  await agent.client.listTools();
+  expect(await count()).toBe(before);
+});

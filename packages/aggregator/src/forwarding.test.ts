@@ -1,0 +1,145 @@
+// Forwarding through a real HTTP host, for both protocol eras: progress under the agent's token (the final
+// event included), cancellation reaching the upstream, isolation of agents that reuse JSON-RPC ids, and
+// sampling/elicitation/roots bridged to the calling agent.
+import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RAW } from './forward.js';
+import { createAggregator } from './index.js';
+import type { Aggregator } from './index.js';
+import { httpAgent } from './testing/agents.js';
+import type { TestAgent, TestAgentOptions } from './testing/agents.js';
+import { startHttpHarness } from './testing/httpHarness.js';
+import type { HttpHarness } from './testing/httpHarness.js';
+import { StdioTestRegistry } from './testing/stdioRegistry.js';
+
+type Obj = Record<string, unknown>;
+
+let registry: StdioTestRegistry;
+let aggregator: Aggregator;
+let harness: HttpHarness;
+const agents: TestAgent[] = [];
+
+beforeAll(async () => {
+  registry = await StdioTestRegistry.start([
+    { name: 'everything', script: referenceServerPath('everything') },
+    { name: 'faults', script: fixturePath('agg-faults.mjs') },
+  ]);
+  aggregator = createAggregator({ registry });
+  harness = await startHttpHarness(aggregator);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.allSettled(agents.map((a) => a.close()));
+  await harness?.close();
+  await aggregator?.close();
+  await registry?.close();
+});
+
+async function agent(options: TestAgentOptions): Promise<TestAgent> {
+  const a = await httpAgent(harness.url, options);
+  agents.push(a);
+  return a;
+}
+
+const text = (result: Obj) => (result['content'] as { text?: string }[])[0]?.text;
+const upstreamText = async (name: string) =>
+  text(await registry.request('faults', { method: 'tools/call', params: { name } }));
+
+describe.each(['legacy', 'modern'] as const)('%s agent', (era) => {
+  it('lists and calls through the aggregate', async () => {
+    const a = await agent({ era });
+    const tools = await a.client.listTools();
+    expect(tools.tools.map((t) => t.name)).toContain('everything__echo');
+    expect(text(await a.client.callTool({ name: 'everything__echo', arguments: { message: era } }))).toBe(
+      `Echo: ${era}`,
+    );
+  });
+
+  it('delivers progress under the agent token, the last event before the result', async () => {
+    const a = await agent({ era });
+    const token = `agent-token-${era}`;
+    const result = await a.client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'faults__progress_final', arguments: { count: 3 }, _meta: { progressToken: token } },
+      },
+      RAW,
+    );
+    expect(text(result)).toBe('sent 3');
+    const progress = a.notifications('notifications/progress');
+    expect(progress.map((p) => [p['progressToken'], p['progress'], p['total']])).toEqual([
+      [token, 1, 3],
+      [token, 2, 3],
+      [token, 3, 3],
+    ]);
+    const responseAt = a.received.findIndex(
+      (m) => 'result' in m && (m.result as Obj)['content'] !== undefined,
+    );
+    const lastProgressAt = a.received.findLastIndex(
+      (m) => 'method' in m && m.method === 'notifications/progress',
+    );
+    expect(lastProgressAt).toBeLessThan(responseAt);
+  });
+
+  it('relays progress of a real long-running tool to onprogress', async () => {
+    const a = await agent({ era });
+    const seen: number[] = [];
+    await a.client.callTool(
+      { name: 'everything__trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
+      { onprogress: (p) => seen.push(p.progress) },
+    );
+    await waitFor(() => seen.length >= 2, { message: 'progress events' });
+    expect(seen.slice(0, 2)).toEqual([1, 2]);
+  });
+
+  it('forwards cancellation to the upstream at once', async () => {
+    const a = await agent({ era });
+    const controller = new AbortController();
+    const call = a.client.callTool({ name: 'faults__wait_cancel' }, { signal: controller.signal });
+    await waitFor(async () => (await upstreamText('cancel_status')) === 'waiting', {
+      message: 'the call to arrive',
+    });
+    controller.abort('user');
+    await expect(call).rejects.toThrow();
+    await waitFor(async () => (await upstreamText('cancel_status')) === 'cancelled', {
+      message: 'cancellation upstream',
+    });
+  });
+
+  it('keeps agents apart when they reuse the same JSON-RPC ids', async () => {
+    const [a, b] = [await agent({ era }), await agent({ era })];
+    const [ra, rb] = await Promise.all([
+      a.client.callTool({ name: 'faults__slow', arguments: { ms: 300, tag: `A-${era}` } }),
+      b.client.callTool({ name: 'faults__slow', arguments: { ms: 20, tag: `B-${era}` } }),
+    ]);
+    expect(text(ra)).toBe(`A-${era}`);
+    expect(text(rb)).toBe(`B-${era}`);
+    const idOf = (agentSent: TestAgent) =>
+      agentSent.sent.find((m) => 'method' in m && m.method === 'tools/call' && 'id' in m)?.['id' as never];
+    expect(idOf(a)).toBeDefined();
+    expect(idOf(a)).toBe(idOf(b));
+  });
+
+  it('bridges sampling, elicitation and roots to the calling agent', async () => {
+    const a = await agent({
+      era,
+      sampling: () => ({ role: 'assistant', content: { type: 'text', text: `llm-${era}` }, model: 'fake' }),
+      elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }),
+      roots: () => ({ roots: [{ uri: 'file:///work', name: 'work' }] }),
+    });
+    expect(text(await a.client.callTool({ name: 'faults__sample', arguments: { prompt: 'hi' } }))).toBe(
+      `sampled: llm-${era}`,
+    );
+    expect(text(await a.client.callTool({ name: 'faults__elicit' }))).toBe('elicited: accept {"name":"Ada"}');
+    expect(text(await a.client.callTool({ name: 'faults__roots' }))).toBe('roots: file:///work');
+  });
+
+  it('refuses an upstream request the agent cannot answer, and the call still ends', async () => {
+    const a = await agent({ era });
+    const outcome = await a.client.callTool({ name: 'faults__sample' }).then(
+      (r) => JSON.stringify(r),
+      (e: unknown) => String(e),
+    );
+    expect(outcome).toMatch(/sampling/);
+  });
+});

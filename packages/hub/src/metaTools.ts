@@ -12,6 +12,12 @@ const readOnly = { readOnlyHint: true, openWorldHint: false } as const;
 /**
  * The four meta-tool definitions, exactly as `tools/list` returns them. Input schemas are strict
  * (`additionalProperties: false`); the three lookups are read-only, `call_tool` is not.
+ *
+ * @example Listing the meta-tools without a hub (docs, token estimates)
+ * ```ts
+ * import { metaTools } from '@mcppipe/hub';
+ * metaTools.map((t) => t.name); // ['list_servers', 'list_tools', 'get_tool', 'call_tool']
+ * ```
  */
 export const metaTools: readonly Tool[] = [
   {

@@ -1,0 +1,246 @@
+/**
+ * A real v2 SDK client runs the whole OAuth flow against a listening server: discovery from a 401, DCR,
+ * authorization with PKCE, login, approval, token, a tool call, refresh, and reuse detection. The protected
+ * MCP endpoint is a tiny one defined here (the gateway's real pipeline is wired elsewhere).
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createOAuthProvider, type OAuthProvider } from '@mcppipe/oauth';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  UnauthorizedError,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { oauthRoutes } from './routes.js';
+
+const PASSWORD = 'sdk-flow-owner-password';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+/** An in-memory OAuth client provider, as a desktop agent would implement it. */
+class TestClientProvider implements OAuthClientProvider {
+  readonly redirectUrl = 'http://127.0.0.1:53682/callback';
+  info: StoredOAuthClientInformation | undefined;
+  current: StoredOAuthTokens | undefined;
+  readonly history: StoredOAuthTokens[] = [];
+  authorizationUrl: URL | undefined;
+  private verifier = '';
+  private discovery: OAuthDiscoveryState | undefined;
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'sdk-flow-test',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.info = info;
+  }
+  tokens() {
+    return this.current;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.current = tokens;
+    this.history.push(tokens);
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(v: string) {
+    this.verifier = v;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
+    if (scope === 'all' || scope === 'tokens') this.current = undefined;
+    if (scope === 'all' || scope === 'client') this.info = undefined;
+    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+  }
+}
+
+/** Plays the owner's browser: login form, approval form; returns the callback URL. */
+async function ownerApproves(authorizationUrl: URL, origin: string): Promise<URL> {
+  const field = (html: string, name: string) =>
+    new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
+  const cookieOf = (res: Response) => (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const post = (path: string, cookie: string, body: Record<string, string>) =>
+    fetch(`${origin}${path}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin },
+      body: new URLSearchParams(body).toString(),
+    });
+  const loginPage = await fetch(authorizationUrl, { redirect: 'manual' });
+  expect(loginPage.status).toBe(200);
+  const html = await loginPage.text();
+  expect(html).toContain('sdk-flow-test');
+  const login = await post('/authorize/login', cookieOf(loginPage), {
+    csrf_token: field(html, 'csrf_token'),
+    request_id: field(html, 'request_id'),
+    password: PASSWORD,
+  });
+  expect(login.status).toBe(303);
+  const cookie = cookieOf(login);
+  const consentPage = await fetch(login.headers.get('location')!, {
+    redirect: 'manual',
+    headers: { cookie },
+  });
+  const consentHtml = await consentPage.text();
+  expect(consentHtml).toContain('<strong>127.0.0.1</strong>');
+  const approve = await post('/authorize/consent', cookie, {
+    csrf_token: field(consentHtml, 'csrf_token'),
+    request_id: field(consentHtml, 'request_id'),
+    decision: 'approve',
+  });
+  expect(approve.status).toBe(303);
+  return new URL(approve.headers.get('location')!);
+}
+
+describe('a real v2 SDK client against the OAuth endpoints', () => {
+  let app: FastifyInstance;
+  let provider: OAuthProvider;
+  let base: string;
+  let now = Date.now();
+
+  beforeAll(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    provider = await createOAuthProvider({
+      dataDir: await mkdtemp(join(tmpdir(), 'mcppipe-sdk-flow-')),
+      publicUrl: base,
+      resources: () => [`${base}/hub`],
+      adminPassword: PASSWORD,
+      clock: () => now,
+    });
+    const mcp = toNodeHandler(
+      createMcpHandler(() => {
+        const server = new McpServer({ name: 'protected-test', version: '1.0.0' });
+        server.registerTool(
+          'whoami',
+          { description: 'Returns the OAuth client id of the caller' },
+          (ctx) => ({
+            content: [{ type: 'text', text: ctx.http?.authInfo?.clientId ?? 'anonymous' }],
+          }),
+        );
+        return server;
+      }),
+    );
+    app = Fastify();
+    await app.register(oauthRoutes(provider));
+    app.route({
+      method: ['GET', 'POST', 'DELETE'],
+      url: '/hub',
+      handler: async (req, reply) => {
+        const auth = await provider.authenticateBearer(req.headers.authorization, `${base}/hub`);
+        if (!auth.ok) {
+          return reply
+            .code(auth.status)
+            .header('www-authenticate', auth.wwwAuthenticate)
+            .send({ error: auth.error ?? 'invalid_request' });
+        }
+        reply.hijack();
+        Object.assign(req.raw, { auth: auth.authInfo });
+        await mcp(req.raw, reply.raw, req.body);
+        return reply;
+      },
+    });
+    await app.listen({ port, host: '127.0.0.1' });
+  }, 30_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await provider?.close();
+  });
+
+  it('discovers, registers, logs in, is approved, calls, refreshes, and loses the session on reuse', async () => {
+    const client = new TestClientProvider();
+    const connect = async () => {
+      const c = new Client({ name: 'sdk-flow-test', version: '1.0.0' });
+      await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/hub`), { authProvider: client }));
+      return c;
+    };
+
+    // 1. No token: the 401 challenge starts discovery, DCR and the redirect.
+    const first = new StreamableHTTPClientTransport(new URL(`${base}/hub`), { authProvider: client });
+    await expect(
+      new Client({ name: 'sdk-flow-test', version: '1.0.0' }).connect(first),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(client.info?.client_id).toEqual(expect.any(String));
+    const authUrl = client.authorizationUrl!;
+    expect(authUrl.origin + authUrl.pathname).toBe(`${base}/authorize`);
+    expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authUrl.searchParams.get('resource')).toBe(`${base}/hub`);
+
+    // 2. The owner signs in and approves; the callback carries code, state and iss.
+    const callback = await ownerApproves(authUrl, base);
+    expect(callback.searchParams.get('iss')).toBe(base);
+    await first.finishAuth(callback.searchParams);
+    expect(client.current?.refresh_token).toEqual(expect.any(String));
+
+    // 3. A tool call with the access token.
+    const c1 = await connect();
+    const who = await c1.callTool({ name: 'whoami', arguments: {} });
+    expect(who.content).toEqual([{ type: 'text', text: client.info!.client_id }]);
+
+    // 4. The access token expires: the client refreshes (rotation) and the call succeeds.
+    const r0 = client.current!.refresh_token!;
+    now += 3700_000;
+    const again = await c1.callTool({ name: 'whoami', arguments: {} });
+    expect(again.content).toEqual([{ type: 'text', text: client.info!.client_id }]);
+    const r1 = client.current!.refresh_token!;
+    expect(r1).not.toBe(r0);
+    await c1.close();
+
+    // 5. Someone replays the rotated R0 after the grace window: the family is revoked at once.
+    now += 10_000;
+    const replay = await fetch(`${base}/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: client.info!.client_id,
+        refresh_token: r0,
+      }),
+    });
+    expect(replay.status).toBe(400);
+    expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
+
+    // 6. The legitimate client's session is gone: its access token is refused, its refresh fails, and it
+    //    is sent back to authorization.
+    client.authorizationUrl = undefined;
+    await expect(connect()).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(client.authorizationUrl).toBeDefined();
+  }, 60_000);
+});

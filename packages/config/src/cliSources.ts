@@ -27,6 +27,7 @@ type Flag = '--upstream' | '--stdio';
 
 /** One flag value, split into its optional name and its URL or command. */
 export interface CliSource {
+  /** Which flag gave it. */
   flag: Flag;
   /** The flag value as given. */
   raw: string;
@@ -83,7 +84,17 @@ function shellQuote(value: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(value) ? value : `"${value.replace(/(["\\$`])/g, '\\$1')}"`;
 }
 
-/** How a source appears in messages: `--upstream http://x`, `--stdio "npx -y pkg"`, `--stdio fs="npx -y ."`. */
+/**
+ * Renders a source the way a user types it in a POSIX shell, as messages show it.
+ *
+ * @param source - flag, optional name and value
+ * @returns e.g. `--upstream http://x`, `--stdio "npx -y pkg"`, `--stdio fs="npx -y ."`
+ * @example Suggesting a name
+ * ```ts
+ * formatCliSource({ flag: '--stdio', name: 'fs', value: 'npx -y @modelcontextprotocol/server-filesystem .' });
+ * // '--stdio fs="npx -y @modelcontextprotocol/server-filesystem ."'
+ * ```
+ */
 export function formatCliSource(source: Pick<CliSource, 'flag' | 'name' | 'value'>): string {
   const prefix = source.name === undefined ? '' : `${source.name}=`;
   return `${source.flag} ${prefix}${shellQuote(source.value)}`;

@@ -28,12 +28,15 @@ export type ServerListKey = 'mcpServers' | 'projects.mcpServers' | 'servers' | '
 
 /** One file a client may keep servers in. */
 export interface ClientConfigFile {
+  /** The client that writes this file. */
   client: ClientId;
   /** `user`: all projects; `project`: the working directory's shared file; `local`: this user in this project. */
   scope: 'user' | 'project' | 'local';
   /** Absolute path, in the platform's syntax. */
   file: string;
+  /** `json` (comments and trailing commas allowed) or `toml` (Codex). */
   format: 'json' | 'toml';
+  /** Where in the file the servers are. */
   list: ServerListKey;
 }
 

@@ -24,10 +24,13 @@ export interface DetectOptions extends ClientLocationOptions {
 
 /** One place a detected server was found. */
 export interface DetectedSource {
+  /** The client's id. */
   client: ClientId;
   /** The client's human name (`Claude Desktop`). */
   clientName: string;
+  /** `user`, `project` or `local` (see `ClientConfigFile`). */
   scope: ClientConfigFile['scope'];
+  /** The file it is configured in. */
   file: string;
   /** The server's key in that file, as written. */
   key: string;
@@ -45,13 +48,17 @@ export interface DetectedServer {
 
 /** A key that had to change to become a valid, unique upstream name. */
 export interface DetectedRename {
+  /** The key as found in the client's file. */
   key: string;
+  /** The upstream name it was given. */
   name: string;
 }
 
 /** What {@link detectClientServers} found. */
 export interface DetectResult {
+  /** The servers, de-duplicated, in detection order. */
   servers: DetectedServer[];
+  /** Keys that are not valid, unique names as they stand (show them to the user). */
   renames: DetectedRename[];
   /** Files skipped (unreadable, malformed) and entries skipped, each starting with its file. */
   warnings: string[];

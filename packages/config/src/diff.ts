@@ -6,8 +6,11 @@ import type { UpstreamConfig } from './types.js';
 
 /** One upstream whose configuration changed (restart it). */
 export interface UpstreamChange {
+  /** The upstream's name (the same in both). */
   name: string;
+  /** The running configuration. */
   previous: UpstreamConfig;
+  /** The new configuration: restart with it. */
   next: UpstreamConfig;
   /** The top-level fields that differ, sorted (`['env']`, `['command', 'transport', 'url']`). */
   fields: string[];
@@ -31,6 +34,10 @@ export interface LayoutDiff {
  * @param a - a value built from strings, numbers, booleans, null, arrays and plain objects
  * @param b - another
  * @returns true when equal
+ * @example Key order does not matter
+ * ```ts
+ * deepEqual({ env: { A: '1', B: '2' } }, { env: { B: '2', A: '1' } }); // true
+ * ```
  */
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;

@@ -173,8 +173,8 @@ function validateServer(name: string, entry: unknown, issues: Issues): UpstreamC
  * Parses and validates the text of an `mcp.json` (JSON; comments and trailing commas are accepted).
  *
  * @param text - the JSON text
- * @param options - `logger` receives each warning (`logger.warn({ path }, warning)`)
  * @param path - the file name used in messages. Default `mcp.json`
+ * @param options - `logger` receives each warning (`logger.warn({ path }, warning)`)
  * @returns the layout, as {@link validateMcpJson}
  * @throws McpPipeError `MCPP_CFG_SYNTAX` (with `file:line:column`) or `MCPP_CFG_INVALID` (`data.errors` lists every problem)
  * @example Parsing

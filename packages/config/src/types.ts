@@ -23,6 +23,7 @@ export interface UpstreamConfigBase {
 
 /** A stdio upstream: a command spawned without a shell. */
 export interface StdioUpstreamConfig extends UpstreamConfigBase {
+  /** Discriminant: a child process speaking MCP over stdin/stdout. */
   transport: 'stdio';
   /**
    * The command. When `args` is absent it is a whole command line that the supervisor splits with a
@@ -39,6 +40,7 @@ export interface StdioUpstreamConfig extends UpstreamConfigBase {
 
 /** An HTTP upstream: Streamable HTTP, with legacy SSE fallback. */
 export interface HttpUpstreamConfig extends UpstreamConfigBase {
+  /** Discriminant: an MCP endpoint over HTTP. */
   transport: 'http';
   /** The endpoint URL (`http:` or `https:`), kept raw (`${VAR}` unexpanded). */
   url: string;
@@ -60,7 +62,9 @@ export type LayoutMode = 'single' | 'aggregate';
  * `aggregate` mode upstreams are sorted by name (A3, A8).
  */
 export interface Layout {
+  /** `single`: serve the one upstream verbatim; `aggregate`: namespace every upstream. */
   mode: LayoutMode;
+  /** The upstreams; names are unique. */
   upstreams: UpstreamConfig[];
 }
 
@@ -76,9 +80,13 @@ export type ValidationResult<T> =
  * A pino-compatible logger: `logger.warn({ path }, 'message')`. Packages default to a no-op logger.
  */
 export interface Logger {
+  /** Detail: a rewrite without changes. */
   debug(obj: object, msg?: string): void;
+  /** A reload: `{ path, added, removed, changed }`. */
   info(obj: object, msg?: string): void;
+  /** A config warning, or a file that cannot be read. */
   warn(obj: object, msg?: string): void;
+  /** A rejected file or a failing change handler: `{ path, err }`. */
   error(obj: object, msg?: string): void;
 }
 

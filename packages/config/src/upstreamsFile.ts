@@ -203,8 +203,8 @@ export function parseTomlText(text: string, path: string): unknown {
  * Parses and validates the text of an upstreams file.
  *
  * @param text - the TOML text
- * @param options - `logger` receives each warning (`logger.warn({ path }, warning)`)
  * @param path - the file name used in messages. Default `upstreams file`
+ * @param options - `logger` receives each warning (`logger.warn({ path }, warning)`)
  * @returns the layout: `single` for one section, else `aggregate` with sections in alphabetical order
  * @throws McpPipeError `MCPP_CFG_SYNTAX` (with `file:line:column`) or `MCPP_CFG_INVALID` (`data.errors` lists every problem)
  * @example Two upstreams

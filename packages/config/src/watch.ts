@@ -17,6 +17,7 @@ import { parseUpstreamsToml } from './upstreamsFile.js';
 
 /** Anything with upstreams can be watched and diffed. */
 export interface WatchedConfig {
+  /** The upstreams, diffed by name. */
   readonly upstreams: readonly UpstreamConfig[];
 }
 
@@ -41,8 +42,11 @@ export interface WatchConfigOptions<T extends WatchedConfig = Layout> {
 
 /** What {@link watchConfig} hands to its callback when the config changed. */
 export interface ConfigChange<T extends WatchedConfig = Layout> {
+  /** The config that was live until now. */
   previous: T;
+  /** The config that is live from now on (also `watcher.current`). */
   next: T;
+  /** What changed between them, by upstream. */
   diff: LayoutDiff;
 }
 

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, readdir, stat, writeFile, chmod } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +24,30 @@ describe('F6/F5 the signing key file', () => {
     expect(again.publicJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: again.kid, alg: 'EdDSA' });
     expect(again.publicJwk.d).toBeUndefined();
   });
+
+  it('two gateway processes booting at once on an empty data dir end with one key', async () => {
+    const d = await dir();
+    const entry = new URL('../dist/index.js', import.meta.url).href;
+    const script = `
+      const { createOAuthProvider } = await import(${JSON.stringify(entry)});
+      const p = await createOAuthProvider({ dataDir: process.argv[1], publicUrl: 'https://gw.example', resources: () => [], adminPassword: 'x' });
+      process.stdout.write(p.jwks().keys[0].kid);
+      await p.close();`;
+    const run = () =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script, d], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        child.on('error', reject);
+        child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}`))));
+      });
+    const kids = await Promise.all([run(), run(), run()]);
+    expect(new Set(kids).size).toBe(1);
+    expect(kids[0]).toMatch(/^[\w-]{43}$/);
+    expect((await readdir(d)).sort()).toEqual([KEY_FILE]);
+  }, 30_000);
 
   it('fails closed on a corrupt or foreign key and leaves the file alone', async () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 })

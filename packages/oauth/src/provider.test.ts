@@ -84,6 +84,7 @@ describe('createOAuthProvider', () => {
     expect(url.searchParams.get('state')).toBe('a b&c<>');
     expect(url.searchParams.get('iss')).toBe(ISSUER);
     expect(url.searchParams.getAll('code')).toHaveLength(1);
+    expect(url.searchParams.get('code')!.length).toBeGreaterThanOrEqual(43); // 256 bits
   });
 
   it('skips login and approval for an approved client in a signed-in browser, and asks again for a new client', async () => {

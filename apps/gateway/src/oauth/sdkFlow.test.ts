@@ -214,6 +214,22 @@ describe('a real v2 SDK client against the OAuth endpoints', () => {
     const who = await c1.callTool({ name: 'whoami', arguments: {} });
     expect(who.content).toEqual([{ type: 'text', text: client.info!.client_id }]);
 
+    // B1: a token in the query string is ignored (401 challenge without error); B2: wrong audience is refused.
+    const viaQuery = await fetch(`${base}/hub?access_token=${client.current!.access_token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(viaQuery.status).toBe(401);
+    expect(viaQuery.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/hub", scope="mcp"`,
+    );
+    await expect(
+      provider.verifyAccessToken(client.current!.access_token, `${base}/mcp`),
+    ).rejects.toMatchObject({
+      code: 'MCPP_OAUTH_INVALID_TOKEN',
+    });
+
     // 4. The access token expires: the client refreshes (rotation) and the call succeeds.
     const r0 = client.current!.refresh_token!;
     now += 3700_000;

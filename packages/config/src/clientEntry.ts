@@ -43,13 +43,13 @@ function substitute(value: string, ctx: EntryContext, missing: Set<string>): str
 function stringRecord(value: unknown): Record<string, string> | undefined | false {
   if (value === undefined) return undefined;
   if (!isRecord(value)) return false;
-  const out: Record<string, string> = {};
+  const entries: [string, string][] = [];
   for (const [k, v] of Object.entries(value)) {
-    if (typeof v === 'string') out[k] = v;
-    else if (typeof v === 'number' || typeof v === 'boolean') out[k] = String(v);
+    if (typeof v === 'string') entries.push([k, v]);
+    else if (typeof v === 'number' || typeof v === 'boolean') entries.push([k, String(v)]);
     else return false;
   }
-  return out;
+  return Object.fromEntries(entries);
 }
 
 function firstString(entry: Record<string, unknown>, keys: readonly string[]): [string, string] | undefined {
@@ -107,10 +107,12 @@ export function readClientEntry(entry: unknown, ctx: EntryContext): EntryResult 
     const plain = stringRecord(entry['headers'] ?? entry['http_headers']);
     const fromEnv = stringRecord(entry['env_http_headers']);
     if (plain === false || fromEnv === false) return { skip: 'headers are not an object of strings' };
-    const headers: Record<string, string> = { ...subMap(plain) };
-    for (const [k, v] of Object.entries(fromEnv ?? {})) headers[k] = `\${${v}}`;
     const bearer = entry['bearer_token_env_var'];
-    if (typeof bearer === 'string' && bearer !== '') headers['Authorization'] = `Bearer \${${bearer}}`;
+    const headers: Record<string, string> = Object.fromEntries([
+      ...Object.entries(subMap(plain) ?? {}),
+      ...Object.entries(fromEnv ?? {}).map(([k, v]) => [k, `\${${v}}`]),
+      ...(typeof bearer === 'string' && bearer !== '' ? [['Authorization', `Bearer \${${bearer}}`]] : []),
+    ]) as Record<string, string>;
     const sse = type === 'sse' || (ctx.client === 'gemini-cli' && url[0] === 'url');
     const resolved = sub(url[1]);
     if (!/^https?:\/\//i.test(resolved) && !resolved.startsWith('${'))

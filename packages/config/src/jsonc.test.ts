@@ -15,6 +15,7 @@ describe('parseJsonc', () => {
     const doc = { a: [1, -2.5e3, true, false, null, 'x\n"\\\u00e9\u2028'], b: { c: {} }, d: [] };
     expect(parseJsonc(JSON.stringify(doc, null, 2), 'f.json')).toEqual(doc);
     expect(parseJsonc('"\\u00e9\\/"', 'f.json')).toBe('é/');
+    expect(parseJsonc('"a\u007f\u0085b😀c"', 'f.json')).toBe('a\u007f\u0085b😀c');
   });
 
   it('accepts comments and trailing commas', () => {

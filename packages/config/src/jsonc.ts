@@ -7,6 +7,9 @@ import { McpPipeError } from '@mcppipe/errors';
 import { MAX_JSON_DEPTH } from './defaults.js';
 import { stripBom } from './readFile.js';
 
+/** A run of string characters that need no attention (sticky: matched at `lastIndex`); `\p{Cc}` keeps the linter happy. */
+const PLAIN = /[^"\\\p{Cc}]+/uy;
+
 class Fail {
   constructor(
     readonly offset: number,
@@ -124,8 +127,10 @@ class Parser {
       }
       if (ch < ' ') this.fail('control character in a string; escape it');
       if (ch !== '\\') {
-        out += ch;
-        this.pos++;
+        PLAIN.lastIndex = this.pos;
+        const end = PLAIN.test(this.text) ? PLAIN.lastIndex : this.pos + 1; // U+007F–U+009F: one at a time
+        out += this.text.slice(this.pos, end);
+        this.pos = end;
         continue;
       }
       const esc = this.text[this.pos + 1];

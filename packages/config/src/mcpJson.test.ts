@@ -216,6 +216,16 @@ describe('mcp.json (seed 001)', () => {
     );
   });
 
+  it('a "__proto__" env key stays an ordinary entry', () => {
+    const layout = parseMcpJson('{"mcpServers":{"a":{"command":"x","env":{"__proto__":"v","B":"w"}}}}');
+    const env = (layout.upstreams[0] as { env: Record<string, string> }).env;
+    expect(Object.getPrototypeOf(env)).toBe(Object.prototype);
+    expect(Object.entries(env)).toEqual([
+      ['__proto__', 'v'],
+      ['B', 'w'],
+    ]);
+  });
+
   it('comments and trailing commas are accepted', () => {
     const text =
       '{\n  // the gateway\'s servers\n  "mcpServers": { /* one */ "a": { "url": "http://x", }, },\n}\n';

@@ -95,15 +95,13 @@ export function stringMap(word: ObjectWord): Rule<Record<string, string>> {
       return undefined;
     }
     let ok = true;
-    const out: Record<string, string> = {};
     for (const [key, item] of Object.entries(value)) {
-      if (typeof item === 'string') out[key] = item;
-      else {
-        issues.error([...path, key], `must be a string, not ${describeType(item, word)}`);
-        ok = false;
-      }
+      if (typeof item === 'string') continue;
+      issues.error([...path, key], `must be a string, not ${describeType(item, word)}`);
+      ok = false;
     }
-    return ok ? out : undefined;
+    // fromEntries defines own properties, so even a `__proto__` key stays an ordinary entry.
+    return ok ? (Object.fromEntries(Object.entries(value)) as Record<string, string>) : undefined;
   };
 }
 

@@ -1,3 +1,4 @@
+import { isMcpPipeError } from '@mcppipe/errors';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { ACCESS_TOKEN_SKEW_SEC, MAX_ACCESS_TOKEN_LENGTH } from './defaults.js';
 import { invalidToken } from './errors.js';
@@ -110,7 +111,7 @@ export async function verifyAccessTokenSignature(
     ));
   } catch (err) {
     if (err instanceof joseErrors.JOSEError) throw invalidToken(err.code, err);
-    throw err instanceof Error && 'code' in err ? err : invalidToken('malformed token', err);
+    throw isMcpPipeError(err, 'MCPP_OAUTH_INVALID_TOKEN') ? err : invalidToken('malformed token', err);
   }
   const { sub, jti, exp, aud } = payload;
   if (typeof aud !== 'string') throw invalidToken('aud must be a single resource');

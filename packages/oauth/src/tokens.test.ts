@@ -248,6 +248,7 @@ describe('B4/B5 authorization codes', () => {
     const h = await h0();
     const other = await register(h);
     const { clientId, p, code } = await codeFor(h);
+    const before = await readFile(join(h.dir, 'state.json'), 'utf8');
     const cases: [Record<string, string>, string][] = [
       [{ client_id: other['client_id'] as string, code, code_verifier: p.verifier }, 'invalid_grant'],
       [{ client_id: clientId, code, code_verifier: 'a'.repeat(42) }, 'invalid_grant'],
@@ -269,6 +270,7 @@ describe('B4/B5 authorization codes', () => {
     expect(json(await exchange(h, { client_id: clientId, code, code_verifier: p.verifier }))).toMatchObject({
       error: 'invalid_grant',
     });
+    expect(await stateText(h)).toBe(before); // no family was created, nothing was written
   });
 
   it('50 parallel redemptions of one code: exactly one 200', async () => {

@@ -5,9 +5,11 @@
 // synthetic layout (the demo servers' real tool lists, repeated under 20 names).
 //
 // Tokens are ESTIMATES: characters / 4 of the compact JSON a client receives (`JSON.stringify(result)`), not a
-// real tokenizer. The aggregate side is computed from the upstreams' raw `tools/list` results, renamed with
-// @mcppipe/namespace's `prefixName` (what @mcppipe/aggregator forwards, A1); the hub side is the real
-// `tools/list` of `hub.createServer()` through a real SDK client, plus the hub's lookups (list_servers,
+// real tokenizer. Both sides are real servers behind a real SDK client (in memory, 2025 era) over the same
+// registry of the upstreams' raw `tools/list` results: the aggregate side is @mcppipe/aggregator's `tools/list`
+// (when it is built; else computed with @mcppipe/namespace's `prefixName`, and when both exist the JSON row
+// carries the computed figure too as a cross-check); the hub side is `hub.createServer()`'s `tools/list`, plus
+// the hub's lookups (list_servers,
 // list_tools, get_tool) an agent pays before an unfamiliar call, counted on the text content the model reads
 // (each lookup result also carries the same object as structuredContent for programs).
 //
@@ -107,15 +109,39 @@ function memoryRegistry(servers) {
   };
 }
 
-async function measure(label, servers, { createHub, prefixName }) {
-  const aggregate = {
-    tools: servers.flatMap((s) => s.tools.map((t) => ({ ...t, name: prefixName(s.name, t.name) }))),
-  };
-  const hub = createHub({ registry: memoryRegistry(servers) });
+/** A real SDK client on a fresh server instance of `factory` (in memory, 2025 era). */
+async function connectAgent(factory) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await hub.createServer({ era: 'legacy' }).connect(serverSide);
+  await factory({ era: 'legacy' }).connect(serverSide);
   const agent = new Client({ name: 'hub-tokens-agent', version: '0.0.0' });
   await agent.connect(clientSide);
+  return agent;
+}
+
+/**
+ * The namespaced `tools/list` of the aggregate: through the real @mcppipe/aggregator when it is built, else
+ * computed (every upstream tool verbatim, renamed `<upstream>__<name>` with prefixName).
+ */
+async function aggregateToolsList(servers, { createAggregator, prefixName }) {
+  const computed = {
+    tools: servers.flatMap((s) => s.tools.map((t) => ({ ...t, name: prefixName(s.name, t.name) }))),
+  };
+  if (!createAggregator) return { list: computed, source: 'computed with prefixName' };
+  const aggregator = createAggregator({ registry: memoryRegistry(servers) });
+  const agent = await connectAgent(aggregator.createServer);
+  try {
+    const list = await agent.request({ method: 'tools/list', params: {} }, RAW);
+    return { list: { tools: list.tools }, source: '@mcppipe/aggregator', computedTokens: tokens(computed) };
+  } finally {
+    await agent.close();
+    await aggregator.close?.();
+  }
+}
+
+async function measure(label, servers, packages) {
+  const { list: aggregate, source, computedTokens } = await aggregateToolsList(servers, packages);
+  const hub = packages.createHub({ registry: memoryRegistry(servers) });
+  const agent = await connectAgent(hub.createServer);
   try {
     const hubList = await agent.request({ method: 'tools/list', params: {} }, RAW);
     const call = (name, args) =>
@@ -132,8 +158,11 @@ async function measure(label, servers, { createHub, prefixName }) {
     const row = {
       layout: label,
       servers: servers.length,
-      upstreamTools: aggregate.tools.length,
+      upstreamTools: servers.reduce((n, x) => n + x.tools.length, 0),
+      aggregateSource: source,
+      aggregateTools: aggregate.tools.length,
       aggregateToolsListTokens: tokens(aggregate),
+      ...(computedTokens === undefined ? {} : { aggregateComputedTokens: computedTokens }),
       hubToolsListTokens: tokens(hubList),
       hubToolsListCount: hubList.tools.length,
       listServersTokens: textTokens(listServers),
@@ -155,6 +184,7 @@ async function measure(label, servers, { createHub, prefixName }) {
 
 async function main() {
   const [{ createHub }, { prefixName }] = await Promise.all([importDist('hub'), importDist('namespace')]);
+  const { createAggregator } = await importDist('aggregator').catch(() => ({}));
   const requireFromHelpers = createRequire(join(ROOT, 'test', 'helpers', 'package.json'));
   const serverPath = (name) =>
     join(
@@ -178,8 +208,20 @@ async function main() {
       return { ...base, name: `srv${String(i + 1).padStart(2, '0')}-${base.name}`.slice(0, 32) };
     });
     const rows = [];
-    rows.push(await measure('demo (everything, memory, filesystem)', demo, { createHub, prefixName }));
-    rows.push(await measure(`synthetic ${SYNTHETIC_SERVERS} servers`, synthetic, { createHub, prefixName }));
+    rows.push(
+      await measure('demo (everything, memory, filesystem)', demo, {
+        createHub,
+        createAggregator,
+        prefixName,
+      }),
+    );
+    rows.push(
+      await measure(`synthetic ${SYNTHETIC_SERVERS} servers`, synthetic, {
+        createHub,
+        createAggregator,
+        prefixName,
+      }),
+    );
     if (process.argv.includes('--json')) {
       console.log(JSON.stringify({ bench: 'hub-tokens', estimate: 'characters/4 of compact JSON', rows }));
       return;
@@ -189,7 +231,9 @@ async function main() {
     );
     for (const r of rows) {
       console.log(`${r.layout}: ${r.servers} servers, ${r.upstreamTools} upstream tools`);
-      console.log(`  tools/list via /mcp (namespaced aggregate): ${r.aggregateToolsListTokens} tokens`);
+      console.log(
+        `  tools/list via /mcp (namespaced aggregate, ${r.aggregateTools} tools, ${r.aggregateSource}): ${r.aggregateToolsListTokens} tokens`,
+      );
       console.log(
         `  tools/list via /hub (${r.hubToolsListCount} meta-tools):       ${r.hubToolsListTokens} tokens  (${r.ratio}x smaller)`,
       );

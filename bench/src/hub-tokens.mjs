@@ -9,9 +9,8 @@
 // registry of the upstreams' raw `tools/list` results: the aggregate side is @mcppipe/aggregator's `tools/list`
 // (when it is built; else computed with @mcppipe/namespace's `prefixName`, and when both exist the JSON row
 // carries the computed figure too as a cross-check); the hub side is `hub.createServer()`'s `tools/list`, plus
-// the hub's lookups (list_servers,
-// list_tools, get_tool) an agent pays before an unfamiliar call, counted on the text content the model reads
-// (each lookup result also carries the same object as structuredContent for programs).
+// the hub's lookups (list_servers, list_tools, get_tool) an agent pays before an unfamiliar call, counted on the
+// text content the model reads (each lookup result also carries the same object as structuredContent).
 //
 // Usage: `pnpm build` once, then `node bench/src/hub-tokens.mjs [--json]`. Bounded: exits after 120 s at most.
 import { createRequire } from 'node:module';

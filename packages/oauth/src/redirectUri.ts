@@ -30,6 +30,11 @@ export type RedirectUriCheck = { ok: true } | { ok: false; reason: string };
  * @param raw - the URI as registered
  * @param allowedSchemes - private-use schemes (without `:`) that are allowed, e.g. `['cursor']`
  * @returns ok, or why it is refused
+ * @example
+ * ```ts
+ * checkRedirectUri('http://127.0.0.1:33418/', ['cursor']); // { ok: true }
+ * checkRedirectUri('javascript:alert(1)', ['cursor']); // { ok: false, reason: 'the javascript: scheme is not allowed' }
+ * ```
  */
 export function checkRedirectUri(raw: string, allowedSchemes: readonly string[]): RedirectUriCheck {
   if (raw.length === 0 || raw.length > MAX_REDIRECT_URI_LENGTH)
@@ -75,6 +80,11 @@ function isLoopbackHttp(url: URL): boolean {
  * @param registered - the client's registered redirect URIs
  * @param presented - the `redirect_uri` of the request
  * @returns whether it matches one of them
+ * @example
+ * ```ts
+ * matchRedirectUri(['http://127.0.0.1/cb'], 'http://127.0.0.1:53124/cb'); // true
+ * matchRedirectUri(['https://claude.ai/cb'], 'https://claude.ai/cb/'); // false
+ * ```
  */
 export function matchRedirectUri(registered: readonly string[], presented: string): boolean {
   if (registered.includes(presented)) return true;

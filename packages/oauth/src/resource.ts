@@ -12,6 +12,11 @@
  *
  * @param raw - the `resource` parameter or a configured resource URL
  * @returns the canonical URL text, or undefined
+ * @example
+ * ```ts
+ * normalizeResource('HTTPS://GW.example:443/hub/'); // 'https://gw.example/hub'
+ * normalizeResource('https://gw.example/hub#x'); // undefined
+ * ```
  */
 export function normalizeResource(raw: string): string | undefined {
   if (raw.length === 0 || raw.length > 2000 || raw.includes('#') || /[\s\\]/.test(raw)) return undefined;

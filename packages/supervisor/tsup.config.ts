@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
 import { baseConfig } from '../../tsup.config.base.js';
 
-export default defineConfig({ ...baseConfig, entry: ['src/index.ts'] });
+// Two entries: the root (no child_process) and the Node-only `./stdio`, which the root imports lazily at runtime.
+export default defineConfig({ ...baseConfig, entry: ['src/index.ts', 'src/stdio.ts'] });

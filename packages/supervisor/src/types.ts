@@ -1,5 +1,7 @@
+import type { McpPipeErrorCode } from '@mcppipe/errors';
 import type { Client } from '@modelcontextprotocol/client';
-import type { Phase, StateChangedEvent } from '@mcppipe/upstream-state';
+import type { Clock, LifecyclePolicy, Phase, Scheduler, StateChangedEvent } from '@mcppipe/upstream-state';
+import type { spawn } from 'node:child_process';
 
 /**
  * The contract between the supervisor and its consumers (aggregator, hub, gateway, CLI).
@@ -65,12 +67,24 @@ export interface UpstreamSnapshot {
   era: 'legacy' | 'modern' | undefined;
   /** The last error message (with the last stderr lines for stdio upstreams). */
   lastError: string | undefined;
+  /**
+   * The code of the last error, when it had one: `MCPP_SUP_CONNECT_FAILED`, `MCPP_SUP_SPAWN_FAILED`,
+   * `MCPP_SUP_START_TIMEOUT`, `MCPP_SUP_EXITED`, `MCPP_SUP_PROBE_FAILED`, `MCPP_CFG_UNSET_VARIABLE`, …; undefined
+   * after a trip by failed calls.
+   */
+  lastErrorCode?: McpPipeErrorCode | undefined;
   /** Epoch ms of the last phase change. */
   lastChangeAt: number;
   /** The child's pid for stdio upstreams while running. */
   pid: number | undefined;
   /** Connection generation: increments on every successful (re)connect. Caches keyed by it go stale on reconnect. */
   generation: number;
+  /** How the live connection was made: `stdio`, `streamable-http`, or `sse` (legacy fallback). */
+  connectedVia: 'stdio' | 'streamable-http' | 'sse' | undefined;
+  /** Milliseconds until the next retry while recovering (0 while an attempt runs); undefined otherwise. */
+  retryAfterMs: number | undefined;
+  /** The last stderr lines of a stdio upstream (bounded), oldest first. */
+  stderrTail: string[];
 }
 
 /** Options of one forwarded request. */
@@ -78,7 +92,12 @@ export interface UpstreamRequestOptions {
   /** Aborting sends `notifications/cancelled` upstream. */
   signal?: AbortSignal;
   /** Progress from the upstream for this request (the SDK mints the upstream token). */
-  onprogress?: (progress: { progress: number; total?: number; message?: string; [key: string]: unknown }) => void;
+  onprogress?: (progress: {
+    progress: number;
+    total?: number;
+    message?: string;
+    [key: string]: unknown;
+  }) => void;
   /** Request timeout in ms. Default 60 000 (the SDK default). */
   timeoutMs?: number;
   /** Whether progress notifications reset the timeout. Default false. */
@@ -129,7 +148,11 @@ export interface UpstreamRegistry {
   /** All supervised upstreams, in name order. */
   list(): UpstreamSnapshot[];
   get(name: string): UpstreamSnapshot | undefined;
-  request(name: string, request: ForwardedRequest, options?: UpstreamRequestOptions): Promise<Record<string, unknown>>;
+  request(
+    name: string,
+    request: ForwardedRequest,
+    options?: UpstreamRequestOptions,
+  ): Promise<Record<string, unknown>>;
   /** Sends a notification to the upstream (e.g. `notifications/roots/list_changed`). */
   notify(name: string, notification: ForwardedRequest): Promise<void>;
   /** Moves a `failed` upstream back to `connecting` (an agent's fresh handshake); no-op in other phases. */
@@ -138,4 +161,56 @@ export interface UpstreamRegistry {
   setUpstreamRequestHandler(handler: UpstreamRequestHandler | undefined): void;
   on<E extends keyof SupervisorEvents>(event: E, listener: (...args: SupervisorEvents[E]) => void): unknown;
   off<E extends keyof SupervisorEvents>(event: E, listener: (...args: SupervisorEvents[E]) => void): unknown;
+}
+
+/** A pino-compatible logger: `logger.warn({ upstream }, 'message')`. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What a runtime layout change did (the `layout_changed` event and the result of `reconcile`). */
+export interface LayoutChange {
+  added: string[];
+  removed: string[];
+  replaced: string[];
+}
+
+/** Options of `new Supervisor(options)`. Validated at construction. */
+export interface SupervisorOptions {
+  /** The upstreams to supervise; names must be unique. */
+  upstreams: readonly UpstreamSpec[];
+  /** The lifecycle policy. Default: `aggregatorPolicy()` (reads `MCPPIPE_UPSTREAM_*`). */
+  policy?: LifecyclePolicy;
+  /** Logger. Default: silent. Never logs per call at `info`. */
+  logger?: Logger;
+  /** `clientInfo` sent to upstreams. Default `{ name: 'mcppipe', version: <package version> }`. */
+  clientInfo?: { name: string; version: string; [key: string]: unknown };
+  /**
+   * Client capabilities declared to upstreams. Declare `sampling`, `elicitation` or `roots` only when an
+   * {@link UpstreamRequestHandler} will answer them. Default `{}`.
+   */
+  clientCapabilities?: Record<string, unknown>;
+  /** Environment for `${VAR}` expansion and the base environment of stdio children. Default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Default per-request timeout in ms (overridable per call). Default 60 000. */
+  requestTimeoutMs?: number;
+  /** Grace period between closing stdin, SIGTERM and SIGKILL of a stdio process group, in ms. Default 2 000. */
+  killGraceMs?: number;
+  /** Bytes of stderr kept per stdio upstream. Default 16 384. */
+  stderrTailBytes?: number;
+  /** Reap processes left by a previous supervisor process that crashed, at `start()`. Default true. */
+  reapOrphans?: boolean;
+  /** Time source for the lifecycle. Default: the system clock. */
+  clock?: Clock;
+  /** Timers for retries and probes. Default: `setTimeout` (unref'd). */
+  scheduler?: Scheduler;
+  /** Jitter seed, for reproducible backoff. Default: random. */
+  seed?: number;
+  /** Spawns stdio children (tests). Default: `child_process.spawn`. */
+  spawn?: typeof spawn;
+  /** Fetch for HTTP upstreams (tests, proxies). Default: global `fetch`. */
+  fetch?: (input: string | URL, init?: RequestInit) => Promise<Response>;
 }

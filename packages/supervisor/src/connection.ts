@@ -1,0 +1,191 @@
+import { McpPipeError } from '@mcppipe/errors';
+import type { ConnectOptions, McpSubscription, Transport } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
+import type { VariableSource } from './expand.js';
+import { describeError } from './errors.js';
+import type * as StdioModule from './stdio.js';
+import type { Logger, ProtocolPreference, UpstreamRequestHandler, UpstreamSpec } from './types.js';
+
+/** Everything one connection attempt needs from its supervisor. */
+export interface ConnectContext {
+  upstream: string;
+  spec: UpstreamSpec;
+  clientInfo: { name: string; version: string; [key: string]: unknown };
+  clientCapabilities: Record<string, unknown>;
+  requestHandler: () => UpstreamRequestHandler | undefined;
+  onNotification: (method: string, params: Record<string, unknown> | undefined) => void;
+  onSkippedLine: (line: string) => void;
+  logger: Logger;
+  vars: VariableSource;
+  startTimeoutMs: number;
+  killGraceMs: number;
+  stderrTailBytes: number;
+  supervisorId: string;
+  spawnToken: string;
+  spawn: StdioModule.CreateStdioTransportOptions['spawn'];
+  fetch: ((input: string | URL, init?: RequestInit) => Promise<Response>) | undefined;
+  /** Aborted when the attempt is abandoned (stop, restart). */
+  signal: AbortSignal;
+}
+
+/** A live connection to one upstream. */
+export interface Connection {
+  readonly client: Client;
+  readonly via: 'stdio' | 'streamable-http' | 'sse';
+  readonly pid: number | undefined;
+  readonly era: 'legacy' | 'modern' | undefined;
+  readonly protocolVersion: string | undefined;
+  readonly capabilities: Record<string, unknown> | undefined;
+  readonly serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
+  readonly instructions: string | undefined;
+  /** The last stderr lines (stdio), oldest first. */
+  stderrLines(count: number): string[];
+  /** Closes the client and ends the process tree. Idempotent. */
+  close(): Promise<void>;
+  /** Set by the owner: called once when the connection ends without `close()` (exit, closed stream). */
+  onDeath: ((reason: string) => void) | undefined;
+}
+
+const STDIO_MODULE = './stdio.js';
+let stdioModule: Promise<typeof StdioModule> | undefined;
+
+/** Loads the Node-only stdio module on first use, keeping `child_process` out of the root entry. */
+export function loadStdio(): Promise<typeof StdioModule> {
+  stdioModule ??= import(/* @vite-ignore */ STDIO_MODULE) as Promise<typeof StdioModule>;
+  return stdioModule;
+}
+
+const SERVER_TO_CLIENT: ReadonlyArray<[capability: string, method: string]> = [
+  ['sampling', 'sampling/createMessage'],
+  ['elicitation', 'elicitation/create'],
+  ['roots', 'roots/list'],
+];
+
+/** A v2 client wired to the supervisor: notifications out, server→client requests to the installed handler. */
+export function createClient(ctx: ConnectContext, protocol: ProtocolPreference): Client {
+  const client = new Client(ctx.clientInfo, {
+    capabilities: ctx.clientCapabilities,
+    ...(protocol === 'auto' && { versionNegotiation: { mode: 'auto' as const } }),
+    ...(protocol === 'modern' && { versionNegotiation: { mode: { pin: '2026-07-28' } } }),
+  });
+  client.fallbackNotificationHandler = async (n) => {
+    ctx.onNotification(n.method, n.params as Record<string, unknown> | undefined);
+  };
+  const forward = async (
+    method: string,
+    params: unknown,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> => {
+    const handler = ctx.requestHandler();
+    if (!handler)
+      throw new ProtocolError(ProtocolErrorCode.MethodNotFound, `mcppipe cannot answer ${method} now`);
+    return handler(
+      ctx.upstream,
+      { method, params: params as Record<string, unknown> | undefined },
+      { signal },
+    );
+  };
+  client.fallbackRequestHandler = (req, c) => forward(req.method, req.params, c.mcpReq.signal);
+  // Registered handlers are what the 2026 era's input_required auto-fulfilment calls; only for declared capabilities.
+  for (const [capability, method] of SERVER_TO_CLIENT) {
+    if (ctx.clientCapabilities[capability] === undefined) continue;
+    const register = client.setRequestHandler.bind(client) as (
+      m: string,
+      h: (r: { params?: unknown }, c: { mcpReq: { signal: AbortSignal } }) => Promise<unknown>,
+    ) => void;
+    register(method, (r, c) => forward(method, r.params, c.mcpReq.signal));
+  }
+  client.onerror = (err) =>
+    ctx.logger.debug({ upstream: ctx.upstream, err: describeError(err) }, 'upstream client error');
+  return client;
+}
+
+/**
+ * Connects `client` over `transport` within the start timeout; on timeout or abandonment closes the transport (which
+ * ends a child process) and rejects.
+ */
+export async function connectWithin(
+  ctx: ConnectContext,
+  link: { client: Client; transport: Transport; deadline: number },
+  options: ConnectOptions = {},
+): Promise<Record<string, unknown> | undefined> {
+  const { client, transport } = link;
+  let raw: Record<string, unknown> | undefined;
+  // Capture the handshake result as sent (unknown capability fields survive); Protocol chains this callback.
+  transport.onmessage = (message) => {
+    if (raw === undefined && 'result' in message) {
+      const result = message.result as Record<string, unknown>;
+      if (typeof result['capabilities'] === 'object') raw = result;
+    }
+  };
+  const remaining = Math.max(1, link.deadline - Date.now());
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new McpPipeError('MCPP_SUP_START_TIMEOUT', `no handshake within ${ctx.startTimeoutMs} ms`, {
+            data: { upstream: ctx.upstream, startTimeoutMs: ctx.startTimeoutMs },
+          }),
+        ),
+      remaining,
+    );
+    onAbort = () => reject(new McpPipeError('MCPP_SUP_STOPPED', 'connection attempt abandoned'));
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([client.connect(transport, { timeout: remaining, ...options }), stop]);
+    return raw;
+  } catch (err) {
+    await client.close().catch(() => {});
+    await transport.close().catch(() => {});
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) ctx.signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Handshake facts read from a connected client (raw result first, then the client's parsed view). */
+export function handshakeFacts(
+  client: Client,
+  raw: Record<string, unknown> | undefined,
+): Pick<Connection, 'era' | 'protocolVersion' | 'capabilities' | 'serverInfo' | 'instructions'> {
+  const era = client.getProtocolEra();
+  const source = era === 'modern' ? (client.getDiscoverResult() as Record<string, unknown> | undefined) : raw;
+  const capabilities =
+    (source?.['capabilities'] as Record<string, unknown> | undefined) ??
+    (client.getServerCapabilities() as Record<string, unknown> | undefined);
+  const serverInfo = ((era === 'legacy' ? source?.['serverInfo'] : undefined) ??
+    client.getServerVersion()) as Connection['serverInfo'] | undefined;
+  return {
+    era,
+    protocolVersion: client.getNegotiatedProtocolVersion(),
+    capabilities,
+    serverInfo,
+    instructions: client.getInstructions(),
+  };
+}
+
+/** On the 2026 era notifications flow on `subscriptions/listen`: open one for the advertised list changes. */
+export function listenModern(
+  ctx: ConnectContext,
+  client: Client,
+  capabilities: Record<string, unknown> | undefined,
+) {
+  const has = (key: string) =>
+    (capabilities?.[key] as { listChanged?: boolean } | undefined)?.listChanged === true;
+  const filter = {
+    ...(has('tools') && { toolsListChanged: true }),
+    ...(has('prompts') && { promptsListChanged: true }),
+    ...(has('resources') && { resourcesListChanged: true }),
+  };
+  if (Object.keys(filter).length === 0) return undefined;
+  const subscription: Promise<McpSubscription | undefined> = client.listen(filter).catch((err: unknown) => {
+    ctx.logger.debug({ upstream: ctx.upstream, err: describeError(err) }, 'subscriptions/listen failed');
+    return undefined;
+  });
+  return subscription;
+}

@@ -73,3 +73,13 @@ it('asks each upstream once while its list is cached', async () => {
   await agent.client.listTools();
   expect(await count()).toBe(before);
 });
+
+it('survives an upstream that dies mid-call: the call fails, the other upstreams keep answering', async () => {
+  const err = await agent.client.callTool({ name: 'repeat__exit_now' }).then(
+    () => undefined,
+    (e: unknown) => e as { code?: number },
+  );
+  expect(err?.code).toBe(-32000);
+  const result = await agent.client.callTool({ name: 'endless__echo', arguments: { text: 'alive' } });
+  expect(result.content).toEqual([{ type: 'text', text: 'faults: alive' }]);
+});

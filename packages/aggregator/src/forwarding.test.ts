@@ -81,6 +81,22 @@ describe.each(['legacy', 'modern'] as const)('%s agent', (era) => {
     expect(lastProgressAt).toBeLessThan(responseAt);
   });
 
+  it('forwards _meta to the upstream, with its own progress token and without the agent envelope', async () => {
+    const a = await agent({ era });
+    const result = await a.client.request(
+      {
+        method: 'tools/call',
+        params: { name: 'faults__meta', _meta: { 'example.com/trace': 'abc', progressToken: 'mine' } },
+      },
+      RAW,
+    );
+    const seen = JSON.parse(text(result)!) as Obj;
+    expect(seen['example.com/trace']).toBe('abc');
+    expect(seen['progressToken']).toBeDefined();
+    expect(seen['progressToken']).not.toBe('mine');
+    expect(Object.keys(seen).filter((k) => k.startsWith('io.modelcontextprotocol/'))).toEqual([]);
+  });
+
   it('relays progress of a real long-running tool to onprogress', async () => {
     const a = await agent({ era });
     const seen: number[] = [];

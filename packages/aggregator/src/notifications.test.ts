@@ -4,6 +4,7 @@
 // upstreams on a fresh handshake, and cache invalidation on reconnect.
 import { wrapResourceUri } from '@mcppipe/namespace';
 import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAggregator } from './index.js';
@@ -102,6 +103,24 @@ describe('resources/updated', () => {
     await bystander.client.listTools();
     expect(bystander.notifications('notifications/resources/updated')).toEqual([]);
     await subscriber.client.unsubscribeResource({ uri });
+  });
+
+  it('counts subscriptions: one upstream subscribe per resource, released with the last holder', async () => {
+    const [a, b] = [await agent(), await agent()];
+    const uri = wrapResourceUri('faults', 'faults://doc/3');
+    const upstreamSubscriptions = async () =>
+      JSON.parse(
+        text(await registry.request('faults', { method: 'tools/call', params: { name: 'subscriptions' } }))!,
+      ) as string[];
+    await a.client.subscribeResource({ uri });
+    await b.client.subscribeResource({ uri });
+    expect((await upstreamSubscriptions()).filter((u) => u === 'faults://doc/3')).toHaveLength(1);
+    await a.client.unsubscribeResource({ uri });
+    expect(await upstreamSubscriptions()).toContain('faults://doc/3');
+    await (b.client.transport as StreamableHTTPClientTransport).terminateSession();
+    await waitFor(async () => !(await upstreamSubscriptions()).includes('faults://doc/3'), {
+      message: 'released',
+    });
   });
 
   it('reaches 2026-07-28 listen streams subscribed to the wrapped URI', async () => {

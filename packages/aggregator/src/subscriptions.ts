@@ -18,8 +18,8 @@ interface Entry {
   uri: string;
   /** Holder → the URI it subscribed with (agents may use either wrapped form of one resource). */
   holders: Map<object, string>;
-  /** Settles when the upstream subscribe finished (successfully or not). */
-  ready: Promise<void>;
+  /** Settles when the upstream subscribe finished: whether it succeeded. */
+  ready: Promise<boolean>;
 }
 
 /** The counted subscription table. */
@@ -45,17 +45,18 @@ export class Subscriptions {
     const existing = this.entries.get(key);
     if (existing !== undefined) {
       existing.holders.set(holder, exposed);
-      await existing.ready;
-      return;
+      if (await existing.ready) return;
+      // The first holder's subscribe failed and took the entry with it: try again as the first holder.
+      return this.subscribe(holder, exposed, target);
     }
-    const entry: Entry = { ...target, holders: new Map([[holder, exposed]]), ready: Promise.resolve() };
+    const entry: Entry = { ...target, holders: new Map([[holder, exposed]]), ready: Promise.resolve(true) };
     const request = this.registry.request(target.upstream, {
       method: 'resources/subscribe',
       params: { uri: target.uri },
     });
     entry.ready = request.then(
-      () => undefined,
-      () => undefined,
+      () => true,
+      () => false,
     );
     this.entries.set(key, entry);
     try {

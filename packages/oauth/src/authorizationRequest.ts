@@ -3,6 +3,7 @@ import { parseRequestedScopes, resolveResource, type OAuthContext } from './cont
 import { oauthError } from './errors.js';
 import { isPkceValue, param, requiredParam, type RawParams } from './params.js';
 import { matchRedirectUri } from './redirectUri.js';
+import { OAUTH_PATHS } from './metadata.js';
 import type { ClientRecord } from './state.js';
 
 /** A validated authorization request. */
@@ -101,4 +102,25 @@ export function redirectHost(redirectUri: string): string {
   const url = new URL(redirectUri);
   if (url.protocol === 'https:' || url.protocol === 'http:') return url.hostname;
   return `${url.protocol}//${url.host}`;
+}
+
+/**
+ * The `/authorize` URL that repeats a validated request (used after login, to continue the flow).
+ *
+ * @param issuer - the issuer
+ * @param r - the validated request
+ * @returns the URL
+ */
+export function authorizeUrl(issuer: string, r: AuthorizationRequest): string {
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: r.client.client_id,
+    redirect_uri: r.redirectUri,
+    code_challenge: r.codeChallenge,
+    code_challenge_method: 'S256',
+    resource: r.resource,
+    scope: r.scopes.join(' '),
+  });
+  if (r.state !== undefined) q.set('state', r.state);
+  return `${issuer}${OAUTH_PATHS.authorize}?${q.toString()}`;
 }

@@ -1,6 +1,7 @@
 import { isMcpPipeError } from '@mcppipe/errors';
 import {
   authorizationResponseUrl,
+  authorizeUrl,
   redirectHost,
   validateAuthorizationRequest,
   type AuthorizationRequest,
@@ -12,7 +13,6 @@ import type { OAuthContext } from './context.js';
 import type { OAuthErrorData } from './errors.js';
 import { header, readCookie, type OAuthHttpRequest, type OAuthHttpResponse } from './http.js';
 import type { LoginThrottle } from './loginThrottle.js';
-import { OAUTH_PATHS } from './metadata.js';
 import { consentPage, errorPage, loginPage, type ClientView } from './pages.js';
 import type { PasswordVerifier } from './password.js';
 import { safeEqual } from './secrets.js';
@@ -142,20 +142,6 @@ function checkForm(ctx: OAuthContext, deps: AuthorizeDeps, req: OAuthHttpRequest
   return { ok: true, session, pending };
 }
 
-function authorizeUrl(ctx: OAuthContext, r: AuthorizationRequest): string {
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: r.client.client_id,
-    redirect_uri: r.redirectUri,
-    code_challenge: r.codeChallenge,
-    code_challenge_method: 'S256',
-    resource: r.resource,
-    scope: r.scopes.join(' '),
-  });
-  if (r.state !== undefined) q.set('state', r.state);
-  return `${ctx.issuer}${OAUTH_PATHS.authorize}?${q.toString()}`;
-}
-
 /**
  * `POST /authorize/login`: checks CSRF, the throttle (429 + `Retry-After` before any bcrypt work), then
  * the password. Success replaces the session and answers 303 back to `/authorize`.
@@ -175,6 +161,7 @@ export async function handleLogin(
   const { session, pending } = check;
   const decision = deps.throttle.begin(req.ip);
   if (!decision.allowed) {
+    ctx.emit({ type: 'login_throttled', ip: req.ip, retryAfterSec: decision.retryAfterSec });
     const page = errorPage(
       429,
       'too_many_attempts',
@@ -191,6 +178,7 @@ export async function handleLogin(
   }
   if (!ok) {
     ctx.logger.warn({ ip: req.ip }, 'failed owner sign-in');
+    ctx.emit({ type: 'login_failed', ip: req.ip });
     return loginPage(view(pending.request), {
       csrf: session.csrf,
       requestId: pending.id,
@@ -199,9 +187,10 @@ export async function handleLogin(
     });
   }
   ctx.logger.info({ ip: req.ip }, 'owner signed in');
+  ctx.emit({ type: 'login_succeeded', ip: req.ip });
   const fresh = deps.browser.authenticate(session);
   deps.browser.finish(pending.id);
-  return redirect(303, authorizeUrl(ctx, pending.request), [sessionCookie(ctx, fresh)]);
+  return redirect(303, authorizeUrl(ctx.issuer, pending.request), [sessionCookie(ctx, fresh)]);
 }
 
 /**
@@ -246,5 +235,6 @@ export async function handleConsent(
     return errorPage(503, 'temporarily_unavailable', 'The approval could not be saved. Try again.');
   }
   ctx.logger.info({ clientId: r.client.client_id, resource: r.resource }, 'owner approved a client');
+  ctx.emit({ type: 'client_approved', clientId: r.client.client_id, resource: r.resource });
   return issueCodeRedirect(ctx, deps, { r, status: 303 });
 }

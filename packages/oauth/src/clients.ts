@@ -35,6 +35,7 @@ export async function registerClient(ctx: OAuthContext, body: unknown): Promise<
     { clientId: record.client_id, clientName: record.client_name },
     'registered an OAuth client',
   );
+  ctx.emit({ type: 'client_registered', clientId: record.client_id });
   return response;
 }
 

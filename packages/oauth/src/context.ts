@@ -1,6 +1,7 @@
 import { SUPPORTED_SCOPES } from './defaults.js';
 import { oauthError } from './errors.js';
 import type { SigningKey } from './keys.js';
+import type { OAuthEventListener } from './events.js';
 import type { Logger } from './logger.js';
 import { normalizeResource } from './resource.js';
 import type { StateStore } from './stateStore.js';
@@ -27,6 +28,8 @@ export interface OAuthContext {
   readonly clock: () => number;
   readonly logger: Logger;
   readonly settings: ResolvedSettings;
+  /** Reports an event (metrics, audit). */
+  readonly emit: OAuthEventListener;
   /** The gateway's current resources, canonical form (re-read on every call: hot reload changes them). */
   resources(): ReadonlySet<string>;
 }

@@ -114,6 +114,7 @@ export function revokeFamily(ctx: OAuthContext, family: FamilyRecord, reason: st
     { familyId: family.id, clientId: family.clientId, reason },
     'revoked a refresh-token family',
   );
+  ctx.emit({ type: 'family_revoked', clientId: family.clientId, reason });
 }
 
 /**

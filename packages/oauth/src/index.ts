@@ -20,5 +20,6 @@ export type { RedirectUriCheck } from './redirectUri.js';
 export type { OAuthHttpRequest, OAuthHttpResponse } from './http.js';
 export type { OAuthErrorCode, OAuthErrorData, InvalidTokenData } from './errors.js';
 export type { Logger } from './logger.js';
+export type { OAuthEvent, OAuthEventListener } from './events.js';
 export { KEY_FILE } from './keys.js';
 export { STATE_FILE } from './stateStore.js';

@@ -1,5 +1,6 @@
 import * as D from './defaults.js';
 import { invalidOptions } from './errors.js';
+import type { OAuthEventListener } from './events.js';
 import type { Logger } from './logger.js';
 import { normalizeResource } from './resource.js';
 import type { ResolvedSettings } from './context.js';
@@ -26,6 +27,8 @@ export interface OAuthProviderOptions {
   clock?: () => number;
   /** pino-compatible logger. Default: silent. Secrets are never logged. */
   logger?: Logger;
+  /** Called for each `OAuthEvent` (for metrics such as a corrupt-state counter). Default: none. */
+  onEvent?: OAuthEventListener;
   /** Access-token lifetime in seconds. Default 3600; 60–86400. */
   accessTokenTtlSec?: number;
   /** Authorization-code lifetime in seconds. Default 120; 60–300. */

@@ -172,6 +172,31 @@ describe('createOAuthProvider', () => {
     });
   });
 
+  it('reports events for metrics (corrupt state, registration, approval, login, revocation); a throwing listener is ignored', async () => {
+    const events: string[] = [];
+    const h = await h0({
+      onEvent: (e: { type: string }) => {
+        events.push(e.type);
+        throw new Error('listener bug');
+      },
+    });
+    const { clientId, refresh } = await tokensFor(h);
+    await h.provider.endpoints.revoke(req({ form: { client_id: clientId, token: refresh } }));
+    expect(events).toEqual(['client_registered', 'login_succeeded', 'client_approved', 'family_revoked']);
+    await h.provider.close();
+    await writeFile(join(h.dir, 'state.json'), 'garbage');
+    const seen: unknown[] = [];
+    const again = await h0({ dataDir: h.dir, onEvent: (e: unknown) => seen.push(e) });
+    void again;
+    expect(seen).toEqual([
+      {
+        type: 'state_corrupt',
+        movedTo: expect.stringContaining('state.json.corrupt-'),
+        reason: expect.any(String),
+      },
+    ]);
+  });
+
   it('serves metadata built from the public URL', async () => {
     const h = await h0();
     const as = json(h.provider.endpoints.authorizationServerMetadata());

@@ -16,6 +16,7 @@ import {
   type OAuthHttpRequest,
   type OAuthHttpResponse,
 } from './http.js';
+import { safeEmitter } from './events.js';
 import { loadOrCreateSigningKey } from './keys.js';
 import { silentLogger } from './logger.js';
 import { LoginThrottle } from './loginThrottle.js';
@@ -101,7 +102,13 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
   const logger = options.logger ?? silentLogger;
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const key = await loadOrCreateSigningKey(options.dataDir, logger);
-  const store = await StateStore.open({ dataDir: options.dataDir, logger, clock });
+  const emit = safeEmitter(options.onEvent);
+  const store = await StateStore.open({
+    dataDir: options.dataDir,
+    logger,
+    clock,
+    onCorrupt: (movedTo, reason) => emit({ type: 'state_corrupt', movedTo, reason }),
+  });
   const ctx: OAuthContext = {
     issuer,
     store,
@@ -109,6 +116,7 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
     clock,
     logger,
     settings,
+    emit,
     resources: () => new Set(options.resources().flatMap((r) => normalizeResource(r) ?? [])),
   };
   const deps: AuthorizeDeps = {

@@ -14,6 +14,8 @@ export interface StateStoreOptions {
   logger: Logger;
   /** Epoch milliseconds; used for the `.corrupt-<timestamp>` name. */
   clock: () => number;
+  /** Called when a corrupt file was moved aside. */
+  onCorrupt?: (movedTo: string, reason: string) => void;
   /** Replaces the atomic writer (tests inject faults here). */
   write?: (path: string, data: string) => Promise<void>;
 }
@@ -92,6 +94,7 @@ export class StateStore {
       { path, movedTo: moved, reason },
       'STATE FILE CORRUPT: moved aside, starting with empty OAuth state; every client must register and authorize again',
     );
+    options.onCorrupt?.(moved, reason);
     return new StateStore(emptyState(), path, options);
   }
 

@@ -10,9 +10,9 @@ import type { ClientConfigFile, ClientId, ClientLocationOptions } from './client
 import { clientConfigFiles, clientNames } from './clientPaths.js';
 import type { PathSegment } from './issues.js';
 import { formatPath, isRecord } from './issues.js';
+import { describeReadError } from './errors.js';
 import { parseJsonc } from './jsonc.js';
 import { sanitizeUpstreamNames } from './names.js';
-import { describeReadError } from './readFile.js';
 import type { Layout, UpstreamConfig } from './types.js';
 import { parseTomlText } from './upstreamsFile.js';
 

@@ -1,7 +1,6 @@
 /**
  * Helpers for path-prefixed messages (STYLE.md §6: every message starts with its dot-path).
  */
-import { McpPipeError } from '@mcppipe/errors';
 import { DID_YOU_MEAN_DISTANCE } from './defaults.js';
 
 /** One segment of a path into a document: an object key or an array index. */
@@ -73,25 +72,6 @@ export function unknownKeyMessage(key: string, known: readonly string[]): string
     return `unknown key; did you mean ${JSON.stringify(best)}?`;
   }
   return `unknown key; expected one of ${known.map((k) => JSON.stringify(k)).join(', ')}`;
-}
-
-/** `MCPP_CFG_INVALID` listing every problem of `what` (a file name or `--upstream`/`--stdio`). */
-export function invalidConfigError(
-  what: string,
-  errors: readonly string[],
-  options: { warnings?: readonly string[]; path?: string } = {},
-): McpPipeError<'MCPP_CFG_INVALID', { errors: string[]; warnings: string[]; path?: string }> {
-  const message =
-    errors.length === 1
-      ? `${what} is invalid: ${errors[0]}`
-      : `${what} is invalid (${errors.length} problems):\n${errors.map((e) => `  - ${e}`).join('\n')}`;
-  return new McpPipeError('MCPP_CFG_INVALID', message, {
-    data: {
-      errors: [...errors],
-      warnings: [...(options.warnings ?? [])],
-      ...(options.path !== undefined && { path: options.path }),
-    },
-  });
 }
 
 /** Whether `value` is a plain table/object (not an array, a date or null). */

@@ -3,8 +3,8 @@
  * Claude Code write their files) and reports syntax errors with line and column, without echoing the
  * document (it may hold secrets). Objects are plain; a `__proto__` key is an ordinary property.
  */
-import { McpPipeError } from '@mcppipe/errors';
 import { MAX_JSON_DEPTH } from './defaults.js';
+import { syntaxError } from './errors.js';
 import { stripBom } from './readFile.js';
 
 /** A run of string characters that need no attention (sticky: matched at `lastIndex`); `\p{Cc}` keeps the linter happy. */
@@ -188,9 +188,6 @@ export function parseJsonc(text: string, path: string): unknown {
     return value;
   } catch (err) {
     if (!(err instanceof Fail)) throw err;
-    const { line, column } = lineAndColumn(source, err.offset);
-    throw new McpPipeError('MCPP_CFG_SYNTAX', `${path}:${line}:${column}: invalid JSON: ${err.detail}`, {
-      data: { path, line, column },
-    });
+    throw syntaxError('JSON', { path, ...lineAndColumn(source, err.offset) }, err.detail);
   }
 }

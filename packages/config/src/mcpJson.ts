@@ -3,7 +3,8 @@
  * `"hub": false` and two mcppipe extensions (`protocol`, `startTimeoutSecs`).
  */
 import type { PathSegment } from './issues.js';
-import { Issues, describeType, editDistance, invalidConfigError, isRecord } from './issues.js';
+import { invalidConfigError } from './errors.js';
+import { Issues, describeType, editDistance, isRecord } from './issues.js';
 import { parseJsonc } from './jsonc.js';
 import { isValidUpstreamName, validateUpstreamName } from './names.js';
 import { readConfigText } from './readFile.js';

@@ -1,19 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { McpPipeError } from '@mcppipe/errors';
-
-const REASONS: Readonly<Record<string, string>> = {
-  ENOENT: 'no such file',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EISDIR: 'it is a directory',
-};
-
-/** Why a file could not be read, in a few words (`no such file (ENOENT)`). */
-export function describeReadError(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code === 'string') return `${REASONS[code] ?? 'read failed'} (${code})`;
-  return err instanceof Error ? err.message : String(err);
-}
+import { readFailedError } from './errors.js';
 
 /**
  * Reads a UTF-8 text file, dropping a leading byte-order mark.
@@ -24,10 +10,7 @@ export async function readConfigText(path: string): Promise<string> {
   try {
     return stripBom(await readFile(path, 'utf8'));
   } catch (err) {
-    throw new McpPipeError('MCPP_CFG_READ_FAILED', `cannot read ${path}: ${describeReadError(err)}`, {
-      data: { path },
-      cause: err,
-    });
+    throw readFailedError(path, err);
   }
 }
 

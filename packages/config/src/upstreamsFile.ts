@@ -2,10 +2,10 @@
  * The TOML upstreams file (DESIGN.md A8): one `[upstreams.<name>]` section per upstream, each with
  * exactly one of `http` or `stdio`.
  */
-import { McpPipeError } from '@mcppipe/errors';
 import { parse as parseToml } from 'toml';
 import type { PathSegment } from './issues.js';
-import { Issues, describeType, invalidConfigError, isRecord, unknownKeyMessage } from './issues.js';
+import { invalidConfigError, syntaxError } from './errors.js';
+import { Issues, describeType, isRecord, unknownKeyMessage } from './issues.js';
 import { isValidUpstreamName, validateUpstreamName } from './names.js';
 import { readConfigText, stripBom } from './readFile.js';
 import type { FieldSpec, Rule } from './rules.js';
@@ -192,10 +192,7 @@ export function parseTomlText(text: string, path: string): unknown {
     } else {
       detail = e.message.replace(/\.$/, '').replace(/^[A-Z](?=[a-z])/, (c) => c.toLowerCase());
     }
-    throw new McpPipeError('MCPP_CFG_SYNTAX', `${path}:${line}:${column}: invalid TOML: ${detail}`, {
-      data: { path, line, column },
-      cause: err,
-    });
+    throw Object.assign(syntaxError('TOML', { path, line, column }, detail), { cause: err });
   }
 }
 

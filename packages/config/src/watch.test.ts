@@ -1,4 +1,4 @@
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -199,7 +199,7 @@ describe('watchConfig (G10)', { timeout: 30_000 }, () => {
       await w.close();
     }
     const custom = new Events<ConfigChange<{ upstreams: []; text: string }>>();
-    const initial = { upstreams: [] as [], text: 'initial' };
+    const initial = { upstreams: [] as [], text: readFileSync(file, 'utf8') };
     await using w2 = await watchConfig(file, custom.push, {
       initial,
       parse: (text) => ({ upstreams: [] as [], text }),
@@ -210,6 +210,19 @@ describe('watchConfig (G10)', { timeout: 30_000 }, () => {
     expect(w2.current).toBe(initial);
     writeFileSync(file, 'anything');
     expect((await custom.next()).next.text).toBe('anything');
+  });
+
+  it('with an initial config, an edit made before watching started is reported', async () => {
+    const changes = new Events<ConfigChange>();
+    const initial = {
+      mode: 'aggregate' as const,
+      upstreams: [{ name: 'a', transport: 'http' as const, url: 'http://old' }],
+    };
+    watcher = await watchConfig(file, changes.push, { initial, pollIntervalMs: 60_000, debounceMs: 10 });
+    const change = await changes.next();
+    expect(change.previous).toBe(initial);
+    expect(change.diff.changed.map((c) => [c.name, c.fields])).toEqual([['a', ['url']]]);
+    expect(change.diff.added.map((u) => u.name)).toEqual(['b']);
   });
 
   it('a file that is invalid at start throws (nothing is watched); bad options are a TypeError', async () => {

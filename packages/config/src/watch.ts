@@ -28,7 +28,11 @@ export interface WatchConfigOptions<T extends WatchedConfig = Layout> {
    * Default: `parseUpstreamsToml` for `*.toml`, otherwise `parseMcpJson`, warnings to `logger`.
    */
   parse?: (text: string, path: string) => T;
-  /** The running config. Default: the file is read and parsed once at start (and must be valid). */
+  /**
+   * The running config. Default: the file is read and parsed once at start (and must be valid). When
+   * given, the file is checked once right after start, so an edit made between loading and watching is
+   * reported like any other.
+   */
   initial?: T;
   /** Where reloads, rejected files and handler failures are logged. Default: a no-op logger. */
   logger?: Logger;
@@ -192,6 +196,8 @@ export async function watchConfig<T extends WatchedConfig = Layout>(
     await chain;
   };
 
+  // Reading the file once before returning also lets the poller take its baseline stat first (it was
+  // queued earlier), so a write right after this resolves is always seen.
   if (options.initial === undefined) {
     try {
       lastText = await readConfigText(file);
@@ -200,6 +206,10 @@ export async function watchConfig<T extends WatchedConfig = Layout>(
       await close();
       throw err;
     }
+  } else {
+    await readFile(file).catch(() => undefined);
+    // Reconcile an edit made between loading `initial` and watching, through the debounced path.
+    schedule();
   }
 
   return {

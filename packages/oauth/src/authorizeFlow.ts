@@ -41,6 +41,7 @@ function view(r: AuthorizationRequest): ClientView {
     clientId: r.client.client_id,
     clientName: r.client.client_name,
     redirectHost: redirectHost(r.redirectUri),
+    redirectUri: r.redirectUri,
     resource: r.resource,
     scopes: r.scopes,
   };

@@ -62,6 +62,7 @@ export interface ClientView {
   clientId: string;
   clientName: string | undefined;
   redirectHost: string;
+  redirectUri: string;
   resource: string;
   scopes: string[];
 }
@@ -73,6 +74,7 @@ function clientList(v: ClientView): string {
   return (
     `<dl><dt>Client</dt><dd>${name}</dd><dt>Client ID</dt><dd>${escapeHtml(v.clientId)}</dd>` +
     `<dt>Redirects to</dt><dd><strong>${escapeHtml(v.redirectHost)}</strong></dd>` +
+    `<dt>Redirect URI</dt><dd>${escapeHtml(v.redirectUri)}</dd>` +
     `<dt>Access to</dt><dd>${escapeHtml(v.resource)}</dd><dt>Scopes</dt><dd>${escapeHtml(v.scopes.join(' '))}</dd></dl>`
   );
 }

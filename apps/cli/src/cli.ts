@@ -1,3 +1,4 @@
-/** Command-line entry point. */
-process.stderr.write('not implemented yet\n');
-process.exitCode = 1;
+/** The `mcppipe` command-line entry point (`node apps/cli/dist/cli.js up …`). */
+import { main } from './main.js';
+
+await main(process.argv);

@@ -1,0 +1,38 @@
+import pino from 'pino';
+import pretty from 'pino-pretty';
+
+/** Log levels accepted by `--log-level`. */
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** Paths whose values never reach a log line: tokens, keys, passwords, configured headers and env values. */
+export const redactPaths = [
+  'authorization',
+  '*.authorization',
+  'headers',
+  '*.headers',
+  'env',
+  '*.env',
+  '*.token',
+  '*.password',
+  '*.apiKey',
+  '*.secret',
+];
+
+/**
+ * Creates the CLI's logger: pino to stderr (stdout may be an MCP stdio channel), pretty on a TTY or
+ * with `format: 'pretty'`, JSON lines otherwise. Secrets are redacted.
+ *
+ * @param level - the minimum level
+ * @param format - `pretty` or `json`
+ */
+export function createLogger(level: LogLevel, format: 'pretty' | 'json'): pino.Logger {
+  const options: pino.LoggerOptions = { level, redact: { paths: redactPaths, censor: '[redacted]' } };
+  if (format === 'pretty') {
+    return pino(
+      options,
+      pretty({ destination: 2, colorize: process.stderr.isTTY, ignore: 'pid,hostname', singleLine: true, sync: true }),
+    );
+  }
+  return pino(options, pino.destination({ fd: 2, sync: false }));
+}

@@ -1,0 +1,46 @@
+import { isMcpPipeError } from '@mcppipe/errors';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { upCommand } from './commands/up.js';
+
+/** Exit codes of the `mcppipe` command. */
+export const exitCodes = { ok: 0, failure: 1, usage: 2 } as const;
+
+/**
+ * Runs the CLI: the single error boundary (STYLE.md §9). A `McpPipeError` becomes its message and
+ * exit code 2 (usage/config) or 1; anything else is reported as a bug.
+ *
+ * @param argv - `process.argv`
+ */
+export async function main(argv: readonly string[]): Promise<void> {
+  try {
+    await yargs(hideBin([...argv]))
+      .scriptName('mcppipe')
+      .env('MCPPIPE')
+      .command(upCommand)
+      .demandCommand(1, 'Run `mcppipe up --help` to see how to aggregate MCP servers.')
+      .strict()
+      .recommendCommands()
+      .wrap(Math.min(110, process.stderr.columns ?? 100))
+      .fail((msg, err) => {
+        if (err) throw err;
+        process.stderr.write(`mcppipe: ${msg}\nRun \`mcppipe --help\` for usage.\n`);
+        process.exit(exitCodes.usage);
+      })
+      .parseAsync();
+  } catch (err) {
+    if (isMcpPipeError(err)) {
+      const usage = err.code.startsWith('MCPP_CFG_') || err.code.startsWith('MCPP_NS_') || err.code === 'MCPP_CLI_USAGE';
+      process.stderr.write(`mcppipe: ${err.message}\n`);
+      const problems = (err.data as { errors?: unknown } | undefined)?.errors;
+      if (Array.isArray(problems)) for (const p of problems) process.stderr.write(`  - ${String(p)}\n`);
+      process.exit(usage ? exitCodes.usage : exitCodes.failure);
+    }
+    process.stderr.write(
+      `mcppipe: unexpected error (please report this at https://github.com/mcppipe/mcppipe/issues):\n${
+        err instanceof Error ? (err.stack ?? err.message) : String(err)
+      }\n`,
+    );
+    process.exit(exitCodes.failure);
+  }
+}

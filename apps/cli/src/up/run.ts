@@ -1,0 +1,105 @@
+import { createAggregator } from '@mcppipe/aggregator';
+import { createMcpHttpHost } from '@mcppipe/http';
+import type { McpHttpHost } from '@mcppipe/http';
+import { Supervisor } from '@mcppipe/supervisor';
+import type { UpstreamRegistry } from '@mcppipe/supervisor';
+import { aggregatorPolicy } from '@mcppipe/upstream-state';
+import type { UpArgs } from '../commands/up.js';
+import { buildHttpServer } from '../httpServer.js';
+import { createLogger } from '../logger.js';
+import { Metrics } from '../metrics.js';
+import { resolveLayout } from './layout.js';
+import { printReady, printTable } from './report.js';
+import { warmLists } from './warm.js';
+import { parseHostPort, version } from './util.js';
+
+/** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
+const clientCapabilities = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
+
+/**
+ * `mcppipe up`: resolve the layout, start listening at once, start the upstreams (late ones join with a
+ * `list_changed`), print the table and the URL, and stop cleanly on SIGINT/SIGTERM.
+ *
+ * @param args - parsed flags
+ */
+export async function runUp(args: UpArgs): Promise<void> {
+  const logger = createLogger(args.logLevel, args.logFormat);
+  const policy = aggregatorPolicy();
+  const layout = await resolveLayout(args, logger);
+  const metrics = args.metricsAddr ? new Metrics() : undefined;
+
+  const supervisor = new Supervisor({
+    upstreams: layout.upstreams,
+    policy,
+    logger: logger.child({ component: 'supervisor' }),
+    clientCapabilities,
+  });
+  // the supervisor logs every transition itself; here they only feed the metrics
+  if (metrics) supervisor.on('state_changed', (e) => metrics.onStateChanged(e));
+  const registry: UpstreamRegistry = metrics ? metrics.meter(supervisor) : supervisor;
+  const serverInfo = { name: 'mcppipe', version };
+  const aggregator = createAggregator({ registry, mode: layout.mode, serverInfo, logger: logger.child({ component: 'aggregator' }) });
+
+  const hostOptions = {
+    stateless: args.stateless,
+    maxSessions: args.maxSessions,
+    sessionIdleTimeoutMs: args.sessionIdleSecs * 1000,
+    maxRequestBodySize: args.bodyLimit,
+    logger: logger.child({ component: 'http' }),
+  };
+  const mcp = createMcpHttpHost(() => aggregator.createServer(), hostOptions);
+  aggregator.on('list_changed', (kind) => {
+    if (kind === 'tools') mcp.notify.toolsChanged();
+    else if (kind === 'prompts') mcp.notify.promptsChanged();
+    else mcp.notify.resourcesChanged();
+  });
+  aggregator.on('resource_updated', (uri) => mcp.notify.resourceUpdated(uri));
+  const endpoints: Record<string, McpHttpHost> = { '/mcp': mcp };
+  let closeHub: (() => Promise<void>) | undefined;
+  if (args.hub) {
+    const { createHub } = await import('@mcppipe/hub');
+    const hub = createHub({ registry, logger: logger.child({ component: 'hub' }) });
+    endpoints['/hub'] = createMcpHttpHost(() => hub.createServer(), hostOptions);
+    closeHub = () => hub.close();
+  }
+
+  const app = await buildHttpServer({
+    host: args.host,
+    bodyLimit: args.bodyLimit,
+    allowedOrigins: args.allowedOrigins,
+    allowedHosts: args.allowedHosts,
+    endpoints,
+  });
+  const address = await app.listen({ host: args.host, port: args.port });
+  logger.info({ address }, 'listening');
+  const metricsServer = metrics && args.metricsAddr ? await metrics.listen(...parseHostPort(args.metricsAddr)) : undefined;
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
+    const closing = app.close(); // stops accepting; resolves once every connection has ended
+    for (let waited = 0; app.inflight() > 0 && waited < 3_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    await Promise.allSettled(Object.values(endpoints).map((h) => h.close())); // ends sessions and their SSE streams
+    app.server.closeAllConnections();
+    await closing.catch(() => {});
+    metricsServer?.server.close();
+    await closeHub?.().catch(() => {});
+    await aggregator.close().catch(() => {});
+    await supervisor.stop();
+    logger.info({}, 'stopped');
+    logger.flush?.();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  const url = `${address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]')}/mcp`;
+  logger.info({ upstreams: layout.upstreams.map((u) => u.name), mode: layout.mode }, `starting ${layout.upstreams.length} upstream(s)`);
+  const started = Date.now();
+  await supervisor.start();
+  await warmLists(aggregator);
+  printTable(supervisor, aggregator, started);
+  printReady(url, { hub: args.hub, metrics: metricsServer?.address, mode: layout.mode });
+}

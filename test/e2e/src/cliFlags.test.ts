@@ -1,0 +1,78 @@
+// The A7/A8 flag rules exactly as a user sees them: message on stderr and exit code 2.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '@mcppipe/test-utils';
+import { describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'mcppipe-flags-'));
+const file = (name: string, text: string) => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+
+describe('mcppipe up: source flag errors (A7, A8)', () => {
+  it('one bare --upstream plus one bare --stdio is ambiguous', async () => {
+    const r = await runCli(['up', '--upstream', 'http://127.0.0.1:1/mcp', '--stdio', 'node server.js']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^mcppipe: .*ambiguous/m);
+    expect(r.stderr).toContain('--upstream');
+    expect(r.stderr).toContain('=');
+  });
+
+  it('two sources with a bare one name the bare one', async () => {
+    const r = await runCli(['up', '--stdio', 'a=node a.js', '--stdio', 'node b.js']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^mcppipe: /m);
+    expect(r.stderr).toContain('node b.js');
+  });
+
+  it('an invalid upstream name quotes the name and the rule', async () => {
+    const r = await runCli(['up', '--stdio', 'Search=node a.js', '--stdio', 'b=node b.js']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('"Search"');
+    expect(r.stderr).toContain('^[a-z][a-z0-9_-]{0,31}$');
+  });
+
+  it('a duplicate name is rejected loudly', async () => {
+    const r = await runCli(['up', '--stdio', 'a=node a.js', '--upstream', 'a=http://127.0.0.1:1/mcp']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/used 2 times|duplicate/i);
+    expect(r.stderr).toContain('"a"');
+  });
+
+  it('--upstreams-file conflicts with --upstream/--stdio', async () => {
+    const toml = file('ok.toml', '[upstreams.a]\nstdio = "node a.js"\n');
+    const r = await runCli(['up', '--upstreams-file', toml, '--stdio', 'node b.js']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--upstreams-file');
+  });
+
+  it('a TOML section with both http and stdio is an error naming the section', async () => {
+    const toml = file('both.toml', '[upstreams.a]\nstdio = "node a.js"\nhttp = "http://127.0.0.1:1/mcp"\n');
+    const r = await runCli(['up', '--upstreams-file', toml]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('upstreams.a');
+  });
+
+  it('a TOML file with no sections is an error', async () => {
+    const toml = file('empty.toml', '# nothing here\n');
+    const r = await runCli(['up', '--upstreams-file', toml]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no \[upstreams|no upstreams|section/i);
+  });
+
+  it('a TOML syntax error reports the line', async () => {
+    const toml = file('bad.toml', '[upstreams.a]\nstdio = "node a.js\n');
+    const r = await runCli(['up', '--upstreams-file', toml]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad\.toml:2:\d+: invalid TOML/);
+  });
+
+  it('a bad --port is a usage error', async () => {
+    const r = await runCli(['up', '--stdio', 'node a.js', '--port', '70000']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--port must be an integer 0-65535');
+  });
+});

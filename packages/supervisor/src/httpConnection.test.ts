@@ -178,4 +178,26 @@ describe('HTTP upstreams', () => {
     },
     T,
   );
+
+  it(
+    'does not follow a redirect to another origin (configured credentials stay home)',
+    async () => {
+      const elsewhere = await statusServer(200);
+      const redirector = createServer((req, res) => {
+        req.resume();
+        res.writeHead(307, { location: elsewhere.url }).end();
+      });
+      servers.push(redirector);
+      await new Promise<void>((r) => redirector.listen(0, '127.0.0.1', r));
+      const url = `http://127.0.0.1:${(redirector.address() as { port: number }).port}/mcp`;
+      await using sup = new Supervisor({
+        upstreams: [{ name: 'moved', transport: 'http', url, headers: { Authorization: 'Bearer secret' } }],
+        policy: noRetry,
+      });
+      await sup.start();
+      expect(sup.get('moved')!.phase).toBe('recovering');
+      expect(elsewhere.seen).toEqual([]);
+    },
+    T,
+  );
 });

@@ -321,7 +321,8 @@ describe('stdio hygiene', () => {
       expect(sup.get('chatty')!.phase).toBe('available');
       for (let i = 0; i < 5; i++) expect(textOf(await sup.request('chatty', echo(`b${i}`)))).toBe(`b${i}`);
       const warnings = lines.filter((l) => l.msg?.includes('non-JSON-RPC'));
-      expect(warnings).toHaveLength(1);
+      expect(warnings.length).toBeGreaterThanOrEqual(1);
+      expect(warnings.length).toBeLessThanOrEqual(2); // at most one per 10 s, however many lines
       expect(sup.get('chatty')!.stderrTail.some((l) => l.includes('Starting sup-banner'))).toBe(true);
       expect(
         lines.filter(

@@ -118,7 +118,10 @@ export class Supervisor implements UpstreamRegistry, AsyncDisposable {
     this.#logger = options.logger ?? silentLogger;
     const clock = options.clock ?? systemClock;
     const scheduler =
-      options.scheduler ?? (options.clock ? (options.clock as Clock & Scheduler) : systemClock);
+      options.scheduler ??
+      (typeof (clock as Partial<Scheduler>).setTimeout === 'function'
+        ? (clock as Clock & Scheduler)
+        : systemClock);
     this.#clock = {
       now: () => clock.now(),
       setTimeout: (cb, ms) => scheduler.setTimeout(cb, ms),

@@ -137,11 +137,24 @@ describe('process trees', () => {
         env: { ...process.env, [MARK_PID]: String(process.pid), [MARK_START]: '' },
       });
       try {
-        await waitFor(() => isPidRunning(orphan.pid!) && isPidRunning(owned.pid!), { timeoutMs: 10_000 });
-        const reaped = await reapOrphans(500);
-        expect(reaped).toContain(orphan.pid);
-        expect(reaped).not.toContain(owned.pid);
+        await waitFor(() => isPidRunning(owned.pid!), { timeoutMs: 10_000 });
+        // (Another supervisor starting on this machine at the same moment may reap the orphan first: either way
+        // it must be gone, and the child of a live supervisor must not.)
+        await using sup = new Supervisor({
+          upstreams: [
+            {
+              name: 'fresh',
+              transport: 'stdio',
+              command: process.execPath,
+              args: [fixturePath('sup-basic.mjs')],
+            },
+          ],
+          killGraceMs: 500,
+        });
+        await sup.start();
         await waitFor(() => !isPidRunning(orphan.pid!), { timeoutMs: 10_000, message: 'orphan reaped' });
+        expect(isPidRunning(owned.pid!)).toBe(true);
+        expect(await reapOrphans(500)).not.toContain(owned.pid);
         expect(isPidRunning(owned.pid!)).toBe(true);
       } finally {
         for (const p of [orphan, owned]) {

@@ -1,0 +1,11 @@
+import { expect, it } from 'vitest';
+import * as api from './index.js';
+
+it('exports exactly the public API', () => {
+  expect(Object.keys(api).sort()).toEqual([
+    'REQUEST_TIMEOUT_CODE',
+    'UPSTREAM_UNAVAILABLE_CODE',
+    'createAggregator',
+    'toJsonRpcError',
+  ]);
+});

@@ -1,3 +1,56 @@
-/** Command-line entry point. */
-process.stderr.write('not implemented yet\n');
-process.exitCode = 1;
+/**
+ * `mcppipe-gateway`: the command-line entry point and its single error boundary (STYLE.md §9). A
+ * `McpPipeError` becomes its message and exit code 2 (usage or config) or 1; anything else is reported as
+ * a bug.
+ *
+ * @module
+ */
+import { isMcpPipeError } from '@mcppipe/errors';
+import yargs from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { hashPasswordCommand } from './commands/hashPassword.js';
+import { serveCommand } from './commands/serve.js';
+
+const USAGE = new Set([
+  'MCPP_CLI_USAGE',
+  'MCPP_GW_PUBLIC_URL_REQUIRED',
+  'MCPP_OAUTH_INVALID_OPTIONS',
+  'MCPP_OAUTH_NO_PASSWORD',
+]);
+
+/**
+ * Runs the CLI.
+ *
+ * @param argv - `process.argv`
+ */
+export async function main(argv: readonly string[]): Promise<void> {
+  try {
+    await yargs(hideBin([...argv]))
+      .scriptName('mcppipe-gateway')
+      .command(serveCommand)
+      .command(hashPasswordCommand)
+      .strict()
+      .wrap(Math.min(110, process.stderr.columns ?? 100))
+      .fail((msg, err) => {
+        if (err) throw err;
+        process.stderr.write(`mcppipe-gateway: ${msg}\n`);
+        process.exit(2);
+      })
+      .parseAsync();
+  } catch (err) {
+    if (isMcpPipeError(err)) {
+      process.stderr.write(`mcppipe-gateway: ${err.message}\n`);
+      const problems = (err.data as { errors?: unknown } | undefined)?.errors;
+      if (Array.isArray(problems)) for (const p of problems) process.stderr.write(`  - ${String(p)}\n`);
+      process.exit(USAGE.has(err.code) || err.code.startsWith('MCPP_CFG_') ? 2 : 1);
+    }
+    process.stderr.write(
+      `mcppipe-gateway: unexpected error (please report this at https://github.com/mcppipe/mcppipe/issues):\n${
+        err instanceof Error ? (err.stack ?? err.message) : String(err)
+      }\n`,
+    );
+    process.exit(1);
+  }
+}
+
+void main(process.argv);

@@ -85,6 +85,11 @@ export interface GatewayDeps {
   aggregate?: McpEndpoint;
   /** The OAuth endpoints (authorize, token, register, metadata), registered as an encapsulated plugin. */
   oauthRoutes?: FastifyPluginAsync;
+  /**
+   * Builds the RFC 9728 document of one endpoint (the OAuth provider's, so scopes match the authorization
+   * server). Default: `resource`, `authorization_servers` and `bearer_methods_supported` only.
+   */
+  resourceMetadata?: (resourceUrl: string) => object | undefined;
   /** The bind address; on loopback, `Host` and `Origin` are validated (DNS-rebinding protection). */
   host?: string;
   /** Trusted proxy addresses or CIDRs (Fastify `trustProxy`); never a hop count. Default: none. */

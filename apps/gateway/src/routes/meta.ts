@@ -35,10 +35,15 @@ export function protectedResourceDocument(publicUrl: string, path: string) {
 export function metaRoutes(app: FastifyInstance, deps: ResolvedDeps): void {
   app.get('/livez', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
   const document = async (path: string | undefined, reply: FastifyReply) => {
-    if (path === undefined) return reply.code(404).send({ error: 'not_found' });
-    return reply
-      .header('cache-control', 'public, max-age=3600')
-      .send(protectedResourceDocument(deps.publicUrl, path));
+    const resource = `${deps.publicUrl}${path ?? ''}`;
+    const doc =
+      path === undefined
+        ? undefined
+        : deps.resourceMetadata
+          ? deps.resourceMetadata(resource)
+          : protectedResourceDocument(deps.publicUrl, path);
+    if (doc === undefined) return reply.code(404).send({ error: 'not_found' });
+    return reply.header('cache-control', 'public, max-age=300').send(doc);
   };
   app.get(`${PRM_PREFIX}/hub`, (_req, reply) => document(deps.hub ? '/hub' : undefined, reply));
   app.get(`${PRM_PREFIX}/mcp`, (_req, reply) => document(deps.aggregate ? '/mcp' : undefined, reply));

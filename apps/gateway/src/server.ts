@@ -1,0 +1,136 @@
+/**
+ * The gateway process (STYLE.md §9): loads `mcp.json`, starts the supervisor (gateway policy, G8), the
+ * OAuth provider, the hub and the aggregator, builds the app, listens, and hot-reloads the config. Its
+ * `close()` is the graceful shutdown: stop watching, stop accepting, let requests in flight finish for a
+ * grace period, then stop the upstream processes.
+ *
+ * @module
+ */
+import { createAggregator } from '@mcppipe/aggregator';
+import { loadMcpJson, watchConfig } from '@mcppipe/config';
+import { createHub } from '@mcppipe/hub';
+import { createOAuthProvider } from '@mcppipe/oauth';
+import { Supervisor } from '@mcppipe/supervisor';
+import type { UpstreamSpec } from '@mcppipe/supervisor';
+import { gatewayPolicy } from '@mcppipe/upstream-state';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from './defaults.js';
+import { createLogger } from './logger.js';
+import { oauthRoutes } from './oauth/index.js';
+import type { GatewayOptions } from './options.js';
+import { applyConfigChange } from './reload.js';
+
+/** A running gateway. */
+export interface RunningGateway {
+  app: FastifyInstance;
+  /** The public base URL. */
+  publicUrl: string;
+  /** The address it listens on, e.g. `http://127.0.0.1:3000`. */
+  address: string;
+  /** Settles when every server has connected or failed its first attempt. */
+  ready: Promise<void>;
+  /** Graceful shutdown; idempotent. */
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts the gateway.
+ *
+ * @param options - resolved options (see `resolveGatewayOptions`)
+ * @param env - where admin password variables are read. Default `process.env`
+ * @throws McpPipeError from config loading, the OAuth provider or listening
+ */
+export async function startGateway(
+  options: GatewayOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningGateway> {
+  const logger = createLogger(options.logLevel, options.logFile);
+  const layout = await loadMcpJson(options.configPath, { logger });
+  const { publicUrl } = options;
+  const supervisor = new Supervisor({
+    upstreams: layout.upstreams as UpstreamSpec[],
+    policy: gatewayPolicy(),
+    logger,
+  });
+  const oauth = await createOAuthProvider({
+    dataDir: options.dataDir,
+    publicUrl,
+    resources: () => [
+      `${publicUrl}/hub`,
+      `${publicUrl}/mcp`,
+      ...supervisor.list().map((s) => `${publicUrl}/servers/${s.name}/mcp`),
+    ],
+    adminPassword: env['MCPPIPE_ADMIN_PASSWORD'] || undefined,
+    adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
+    logger,
+  });
+  const hub = createHub({ registry: supervisor, logger });
+  const aggregator = createAggregator({ registry: supervisor, mode: 'aggregate', logger });
+  const app = await buildApp({
+    registry: supervisor,
+    verifier: oauth,
+    publicUrl,
+    hub,
+    aggregate: aggregator,
+    oauthRoutes: oauthRoutes(oauth, { protectedResourceMetadata: false }),
+    resourceMetadata: (resource) => oauth.protectedResourceMetadata(resource),
+    host: options.host,
+    trustedProxies: options.trustedProxies,
+    ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
+    ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
+    clientLimits: {
+      ...(options.clientRequestsPerMinute !== undefined && {
+        requestsPerMinute: options.clientRequestsPerMinute,
+      }),
+      ...(options.clientConcurrency !== undefined && { maxInFlight: options.clientConcurrency }),
+    },
+    logger,
+  });
+  aggregator.on('list_changed', (kind) => {
+    const notify = app.gateway.hosts.aggregate?.notify;
+    if (kind === 'tools') notify?.toolsChanged();
+    else if (kind === 'prompts') notify?.promptsChanged();
+    else notify?.resourcesChanged();
+  });
+  aggregator.on('resource_updated', (uri) => app.gateway.hosts.aggregate?.notify.resourceUpdated(uri));
+
+  const address = await app.listen({ host: options.host, port: options.port });
+  logger.info(
+    { address, publicUrl, servers: layout.upstreams.map((u) => u.name) },
+    `gateway listening on ${address}`,
+  );
+  // Servers start behind the listener: until one is up, its path answers 503 "connecting".
+  const ready = supervisor.start().then(
+    () => {
+      const phases = Object.fromEntries(supervisor.list().map((s) => [s.name, s.phase]));
+      logger.info({ phases }, 'servers started');
+    },
+    () => {},
+  );
+  const watcher = await watchConfig(
+    options.configPath,
+    (change) => applyConfigChange(supervisor, change, logger),
+    {
+      initial: layout,
+      logger,
+    },
+  );
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      logger.info({}, 'shutting down');
+      await watcher.close().catch(() => {});
+      const grace = setTimeout(() => app.server.closeAllConnections(), DEFAULT_SHUTDOWN_GRACE_MS);
+      await app.close().catch(() => {});
+      clearTimeout(grace);
+      await Promise.allSettled([hub.close(), aggregator.close()]);
+      await supervisor.stop().catch(() => {});
+      await oauth.close().catch(() => {});
+      logger.info({}, 'stopped');
+      logger.flush();
+    })());
+  return { app, publicUrl, address, ready, close, [Symbol.asyncDispose]: close };
+}

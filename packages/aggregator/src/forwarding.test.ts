@@ -2,6 +2,8 @@
 // event included), cancellation reaching the upstream, isolation of agents that reuse JSON-RPC ids, and
 // sampling/elicitation/roots bridged to the calling agent.
 import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RAW } from './forward.js';
 import { createAggregator } from './index.js';
@@ -157,5 +159,56 @@ describe.each(['legacy', 'modern'] as const)('%s agent', (era) => {
       (e: unknown) => String(e),
     );
     expect(outcome).toMatch(/sampling/);
+  });
+});
+
+describe('handshake', () => {
+  it('serves a v1 SDK client (a real 2025-era agent library)', async () => {
+    const client = new V1Client({ name: 'v1-agent', version: '1.0.0' });
+    await client.connect(new V1Transport(harness.url));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('faults__echo');
+      const result = await client.callTool({ name: 'faults__echo', arguments: { text: 'v1' } });
+      expect(result.content).toEqual([{ type: 'text', text: 'faults: v1' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('negotiates the version with the agent, independently of the upstreams', async () => {
+    const response = await fetch(harness.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-03-26',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+    });
+    const body = await response.text();
+    const json = JSON.parse(
+      body.startsWith('{')
+        ? body
+        : body
+            .split('\n')
+            .find((l) => l.startsWith('data: '))!
+            .slice(6),
+    ) as {
+      result: Obj;
+    };
+    expect(json.result['protocolVersion']).toBe('2025-03-26');
+    expect(json.result['serverInfo']).toEqual({ name: 'mcppipe', version: '0.1.0' });
+    expect(json.result['capabilities']).toMatchObject({ tools: { listChanged: true } });
+    const sid = response.headers.get('mcp-session-id');
+    if (sid)
+      await fetch(harness.url, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-03-26' },
+      });
   });
 });

@@ -44,11 +44,12 @@ export function expandVariables(text: string, env: VariableSource): string {
 }
 
 /**
- * Expands one field of an upstream, prefixing errors with `<upstream>.<field>: `.
+ * An expander for the fields of one upstream: `expand(value, field)` prefixes errors with `<upstream>.<field>: `
+ * and adds `{ upstream, field }` to their data.
  *
  * @param upstream - the upstream name
- * @param field - the field path, e.g. `env.TOKEN`
- * @returns an expander for that field
+ * @param env - where variables come from
+ * @returns `(value, field) => expanded`, e.g. `expand('${TOKEN}', 'env.TOKEN')`
  */
 export function fieldExpander(
   upstream: string,

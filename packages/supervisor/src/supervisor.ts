@@ -1,4 +1,3 @@
-import { McpPipeError } from '@mcppipe/errors';
 import type { Clock, LifecyclePolicy, Scheduler, StateChangedEvent } from '@mcppipe/upstream-state';
 import { aggregatorPolicy, systemClock, validatePolicy } from '@mcppipe/upstream-state';
 import type { ConnectContext } from './connection.js';
@@ -13,6 +12,7 @@ import {
 import { Emitter, silentLogger } from './emitter.js';
 import { describeError, stoppedError, unknownUpstream } from './errors.js';
 import { redactSpec } from './redact.js';
+import { canonical, checkSpec, duplicate } from './specs.js';
 import type {
   ForwardedRequest,
   LayoutChange,
@@ -27,42 +27,6 @@ import type {
 } from './types.js';
 import type { UpstreamHost } from './upstream.js';
 import { SupervisedUpstream } from './upstream.js';
-
-function checkSpec(spec: UpstreamSpec): void {
-  if (typeof spec?.name !== 'string' || spec.name === '')
-    throw new TypeError('upstream: name must be a non-empty string');
-  if (spec.transport === 'stdio') {
-    if (typeof spec.command !== 'string' || spec.command.trim() === '') {
-      throw new TypeError(`${spec.name}.command: must be a non-empty string`);
-    }
-  } else if (spec.transport === 'http') {
-    if (typeof spec.url !== 'string' || spec.url === '')
-      throw new TypeError(`${spec.name}.url: must be a URL`);
-  } else {
-    throw new TypeError(`${(spec as UpstreamSpec).name}.transport: must be "stdio" or "http"`);
-  }
-  if (spec.startTimeoutMs !== undefined && !(spec.startTimeoutMs > 0)) {
-    throw new TypeError(`${spec.name}.startTimeoutMs: must be a positive number of ms`);
-  }
-}
-
-function duplicate(name: string): McpPipeError {
-  return new McpPipeError(
-    'MCPP_NS_DUPLICATE_NAME',
-    `two upstreams are named "${name}"; names must be unique`,
-    {
-      data: { name },
-    },
-  );
-}
-
-function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
-}
 
 /**
  * Keeps one long-lived MCP client per upstream alive (DESIGN.md G3, A12–A14, G8): spawns stdio servers in their own

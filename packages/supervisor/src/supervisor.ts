@@ -174,7 +174,7 @@ export class Supervisor implements UpstreamRegistry, AsyncDisposable {
    *
    * @throws McpPipeError `MCPP_SUP_UNKNOWN_UPSTREAM`
    */
-  reinitialize(name: string): Promise<void> {
+  async reinitialize(name: string): Promise<void> {
     return this.#require(name).reinitialize();
   }
 
@@ -183,7 +183,7 @@ export class Supervisor implements UpstreamRegistry, AsyncDisposable {
    *
    * @throws McpPipeError `MCPP_SUP_UNKNOWN_UPSTREAM`, `MCPP_SUP_STOPPED`
    */
-  restart(name: string): Promise<void> {
+  async restart(name: string): Promise<void> {
     return this.#require(name).restart();
   }
 

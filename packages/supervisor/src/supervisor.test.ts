@@ -428,6 +428,10 @@ describe('runtime layout changes', () => {
       await expect(sup.add(fixture('keep', 'sup-basic.mjs'))).rejects.toMatchObject({
         code: 'MCPP_NS_DUPLICATE_NAME',
       });
+      const unknown = { code: 'MCPP_SUP_UNKNOWN_UPSTREAM' };
+      await expect(sup.restart('nope')).rejects.toMatchObject(unknown);
+      await expect(sup.reinitialize('nope')).rejects.toMatchObject(unknown);
+      await expect(sup.remove('nope')).rejects.toMatchObject(unknown);
     },
     T,
   );

@@ -14,8 +14,8 @@ import type { RunningCli } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const node = (script: string, ...args: string[]) => [process.execPath, script, ...args].map((a) => JSON.stringify(a)).join(' ');
-const text = (r: { content?: unknown }) =>
-  ((r.content as { type: string; text?: string }[] | undefined) ?? []).find((c) => c.type === 'text')?.text ?? '';
+const text = (r: unknown) =>
+  ((r as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === 'text')?.text ?? '';
 
 /** Every descendant pid of `pid` (from /proc). */
 function descendants(pid: number): number[] {

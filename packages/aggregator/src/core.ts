@@ -117,7 +117,7 @@ export class Core {
   }
 
   private sendListChanged(session: SessionServer, kind: ChangedKind): void {
-    if (session.transport === undefined) return;
+    if (session.transport === undefined || session.era === 'modern') return;
     const sent =
       kind === 'tools'
         ? session.sendToolListChanged()
@@ -136,7 +136,7 @@ export class Core {
       emitted.add(exposed);
       if (!this.sessions.has(holder as SessionServer)) continue;
       const session = holder as SessionServer;
-      if (session.transport === undefined) continue;
+      if (session.transport === undefined || session.era === 'modern') continue;
       session.sendResourceUpdated({ ...params, uri: exposed } as never).catch(() => undefined);
     }
     if (emitted.size === 0) emitted.add(update.exposed);
@@ -146,7 +146,12 @@ export class Core {
   /** Forwards an upstream log message to every 2025-era session, filtered by its `logging/setLevel`. */
   logMessage(params: Obj): void {
     for (const session of this.sessions) {
-      if (session.transport === undefined || session.getCapabilities().logging === undefined) continue;
+      if (
+        session.transport === undefined ||
+        session.era === 'modern' ||
+        session.getCapabilities().logging === undefined
+      )
+        continue;
       session.sendLoggingMessage(params as never, session.transport.sessionId).catch(() => undefined);
     }
   }

@@ -162,6 +162,22 @@ describe.each(['legacy', 'modern'] as const)('%s agent', (era) => {
   });
 });
 
+describe('a host that does not pass ctx.era to createServer', () => {
+  it('still bridges to 2026-07-28 agents with input_required and to 2025 sessions with requests', async () => {
+    await using blind = await startHttpHarness(aggregator, { eraBlind: true });
+    for (const era of ['modern', 'legacy'] as const) {
+      const a = await httpAgent(blind.url, {
+        era,
+        elicitation: () => ({ action: 'accept', content: { name: era } }),
+      });
+      agents.push(a);
+      expect(text(await a.client.callTool({ name: 'faults__elicit' }))).toBe(
+        `elicited: accept {"name":"${era}"}`,
+      );
+    }
+  });
+});
+
 describe('handshake', () => {
   it('serves a v1 SDK client (a real 2025-era agent library)', async () => {
     const client = new V1Client({ name: 'v1-agent', version: '1.0.0' });

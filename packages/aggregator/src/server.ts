@@ -21,11 +21,14 @@ import { dispatchSingle, singleUpstream } from './single.js';
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
+/** The first protocol revision of the modern era (no sessions, `input_required` instead of server→client requests). */
+const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
 /** One agent-facing server: per 2025-era session or per 2026-07-28 request. */
 export class AggregatorServer extends Server implements SessionServer {
   constructor(
     private readonly core: Core,
-    readonly era: 'legacy' | 'modern',
+    private readonly eraHint: 'legacy' | 'modern',
     init: { info: Implementation; capabilities: ServerCapabilities; instructions?: string },
   ) {
     super(init.info, {
@@ -41,6 +44,17 @@ export class AggregatorServer extends Server implements SessionServer {
       }
     };
     this.fallbackNotificationHandler = (notification) => this.onAgentNotification(notification);
+  }
+
+  /**
+   * The era this instance serves: what the SDK bound it to (a serving entry binds 2026-07-28 instances before
+   * the first request, `initialize` binds 2025-era ones), else the hint given to `createServer`. Hosts that
+   * do not pass `ctx.era` through still get the right bridging and notification behaviour.
+   */
+  get era(): 'legacy' | 'modern' {
+    const version = this.getNegotiatedProtocolVersion();
+    if (version === undefined) return this.eraHint;
+    return version >= MODERN_PROTOCOL_VERSION ? 'modern' : 'legacy';
   }
 
   /** Wraps the SDK's handshake handlers so a fresh handshake reinitializes failed upstreams. */

@@ -41,10 +41,17 @@ function isInitialize(body: unknown): boolean {
   );
 }
 
-/** Serves `aggregator` over Streamable HTTP on 127.0.0.1 (both eras). */
-export async function startHttpHarness(aggregator: Aggregator): Promise<HttpHarness> {
+/**
+ * Serves `aggregator` over Streamable HTTP on 127.0.0.1 (both eras). With `eraBlind`, the factory ignores the
+ * SDK's `ctx.era`, as a host that calls `createServer()` without arguments does.
+ */
+export async function startHttpHarness(
+  aggregator: Aggregator,
+  options: { eraBlind?: boolean } = {},
+): Promise<HttpHarness> {
   const sessions = new Map<string, { transport: NodeStreamableHTTPServerTransport; server: Server }>();
-  const modern = createMcpHandler((ctx) => aggregator.createServer(ctx), { legacy: 'reject' });
+  const factory = options.eraBlind ? () => aggregator.createServer() : aggregator.createServer;
+  const modern = createMcpHandler(factory, { legacy: 'reject' });
   const modernNode = toNodeHandler(modern);
   const onListChanged = (kind: 'tools' | 'prompts' | 'resources') => {
     if (kind === 'tools') modern.notify.toolsChanged();
@@ -73,7 +80,9 @@ export async function startHttpHarness(aggregator: Aggregator): Promise<HttpHarn
           sessions.set(id, { transport, server });
         },
       });
-      const server = aggregator.createServer({ era: 'legacy' });
+      const server = options.eraBlind
+        ? aggregator.createServer()
+        : aggregator.createServer({ era: 'legacy' });
       transport.onclose = () => {
         if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       };

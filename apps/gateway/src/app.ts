@@ -57,7 +57,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     requestTimeout: d.timeouts.requestTimeoutMs,
     connectionTimeout: d.timeouts.connectionTimeoutMs,
     keepAliveTimeout: d.timeouts.keepAliveTimeoutMs,
-    http: { headersTimeout: Math.min(d.timeouts.headersTimeoutMs, d.timeouts.requestTimeoutMs) },
+    http: {
+      headersTimeout: Math.min(d.timeouts.headersTimeoutMs, d.timeouts.requestTimeoutMs),
+      // Node checks the two timeouts above only this often (default 30 s); keep the cut-off close to them.
+      connectionsCheckingInterval: Math.min(2_000, d.timeouts.headersTimeoutMs),
+    },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },

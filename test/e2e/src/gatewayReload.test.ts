@@ -100,4 +100,14 @@ describe('config hot reload', () => {
       'still here',
     );
   });
+
+  it('SIGTERM lets a call in flight finish, then stops the servers and exits 0', async () => {
+    const inFlight = client.callTool({ name: 'wait', arguments: { ms: 2_000, tag: 'shutdown' } });
+    await new Promise((r) => setTimeout(r, 300));
+    const exit = new Promise<number | null>((r) => gw.proc.once('exit', (code) => r(code)));
+    gw.proc.kill('SIGTERM');
+    expect(text(await inFlight)).toBe('waited');
+    expect(await exit).toBe(0);
+    expect(gw.stderr()).toMatch(/"msg":"stopped"/);
+  });
 });

@@ -85,7 +85,13 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
     ),
   });
 
+  // Generations seen, to renew subscriptions after a reconnect; upstreams already up are warmed now.
   const generations = new Map<string, number>();
+  for (const snap of registry.list()) {
+    if (snap.phase !== 'available') continue;
+    generations.set(snap.name, snap.generation);
+    if (mode === 'aggregate') core.lists.warm(snap.name);
+  }
   const onNotification = (event: UpstreamNotificationEvent) => {
     if (mode === 'single') onSingleNotification(core, event);
     else onUpstreamNotification(core, event);
@@ -96,6 +102,7 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
     const previous = generations.get(event.upstream);
     if (generation !== undefined) generations.set(event.upstream, generation);
     if (previous !== undefined && previous !== generation) core.subscriptions.resubscribe(event.upstream);
+    if (mode === 'aggregate') core.lists.warm(event.upstream);
     for (const kind of ALL_KINDS) core.listChanged(kind);
   };
   const onLayoutChanged = (event: SupervisorEvents['layout_changed'][0]) => {

@@ -1,6 +1,6 @@
 // Upstreams whose pagination misbehaves: a repeating cursor, pages that add nothing new, a list that never
 // ends. Each walk stops, the upstream is flagged in the diagnostics and logged, and what was read is served.
-import { fixturePath } from '@mcppipe/test-utils';
+import { fixturePath, waitFor } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAggregator } from './index.js';
 import type { Aggregator, UpstreamDiagnostics } from './index.js';
@@ -33,6 +33,16 @@ afterAll(async () => {
 
 const report = (name: string): UpstreamDiagnostics =>
   aggregator.diagnostics().upstreams.find((u) => u.upstream === name)!;
+
+it('reads and reports upstream lists as soon as the aggregator starts, before any agent lists', async () => {
+  await waitFor(
+    () => logger.entries.some((e) => e.obj['upstream'] === 'runaway' && e.obj['stopped'] === 'page_cap'),
+    {
+      message: 'the startup report',
+    },
+  );
+  expect(report('runaway').lists.tools).toMatchObject({ stopped: 'page_cap' });
+});
 
 it('stops each runaway walk, flags the upstream, and serves what it read', async () => {
   const names = (await agent.client.listTools()).tools.map((t) => t.name);

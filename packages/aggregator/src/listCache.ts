@@ -41,6 +41,7 @@ interface Slot {
 }
 
 const EMPTY: readonly Obj[] = Object.freeze([]);
+const ALL_LIST_KINDS: readonly ListKind[] = ['tools', 'prompts', 'resources', 'resourceTemplates'];
 
 /** The per-upstream list cache with merged views. */
 export class ListCache {
@@ -85,6 +86,14 @@ export class ListCache {
     slot.inflight = inflight;
     slot.inflightEpoch = slot.epoch;
     return inflight;
+  }
+
+  /**
+   * Fetches lists of an upstream in the background, so that the first agent request finds them cached and
+   * dropped or shortened items are logged when the upstream joins or changes, not when an agent first lists.
+   */
+  warm(upstream: string, kinds: readonly ListKind[] = ALL_LIST_KINDS): void {
+    for (const kind of kinds) void this.get(upstream, kind).catch(() => undefined);
   }
 
   /** Marks one list of one upstream stale (its `list_changed`). */

@@ -197,15 +197,18 @@ export function onUpstreamNotification(core: Core, event: UpstreamNotificationEv
   switch (method) {
     case 'notifications/tools/list_changed':
       core.lists.invalidate(upstream, 'tools');
+      core.lists.warm(upstream, ['tools']);
       core.listChanged('tools');
       return;
     case 'notifications/prompts/list_changed':
       core.lists.invalidate(upstream, 'prompts');
+      core.lists.warm(upstream, ['prompts']);
       core.listChanged('prompts');
       return;
     case 'notifications/resources/list_changed':
       core.lists.invalidate(upstream, 'resources');
       core.lists.invalidate(upstream, 'resourceTemplates');
+      core.lists.warm(upstream, ['resources', 'resourceTemplates']);
       core.listChanged('resources');
       return;
     case 'notifications/resources/updated': {

@@ -6,6 +6,10 @@
  */
 export { buildApp } from './app.js';
 export type { GatewayInternals } from './app.js';
+export { startGateway } from './server.js';
+export type { RunningGateway } from './server.js';
+export { resolveGatewayOptions, parseTrustedProxies } from './options.js';
+export type { GatewayOptions, RawGatewayOptions } from './options.js';
 export { createProxyServer, toAgentError, UPSTREAM_UNAVAILABLE } from './proxy/proxyServer.js';
 export type { ProxyServerOptions } from './proxy/proxyServer.js';
 export type {

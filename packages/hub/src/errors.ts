@@ -82,7 +82,9 @@ export function unknownToolError(missing: {
 /** `MCPP_HUB_UNAVAILABLE`, naming the phase. */
 export function unavailableError(server: string, phase: Phase, retryAfterMs?: number): HubError {
   const retry =
-    retryAfterMs !== undefined ? ` Retry in about ${Math.ceil(retryAfterMs / 1000)} s.` : ' Try again later.';
+    retryAfterMs !== undefined && retryAfterMs > 0
+      ? ` Retry in about ${Math.ceil(retryAfterMs / 1000)} s.`
+      : ' Try again later.';
   return new McpPipeError(
     'MCPP_HUB_UNAVAILABLE',
     `Server ${q(server)} is not available: it ${PHASE_TEXT[phase]} (phase: ${phase}).${retry}`,

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub } from './hub.js';
 import { callToolWith, connectInMemory, errorOf, meta } from './testing/clients.js';
 import type { TestClient } from './testing/clients.js';
-import { StdioTestRegistry } from './testing/stdioRegistry.js';
+import type { Supervisor } from '@mcppipe/supervisor';
+import { startSupervisor } from './testing/supervisor.js';
 import type { Hub } from './types.js';
 
 // Real time, generous ratios (2-core shared machine): the timeout is 1.5 s; progress comes every 150 ms (10x
@@ -12,12 +13,12 @@ import type { Hub } from './types.js';
 const TIMEOUT_MS = 1_500;
 
 describe('call_tool: timeout reset by progress, progress forwarding, failures', { timeout: 60_000 }, () => {
-  let registry: StdioTestRegistry;
+  let registry: Supervisor;
   let hub: Hub;
   let client: TestClient;
 
   beforeAll(async () => {
-    registry = await StdioTestRegistry.start([{ name: 'fixture', args: [fixturePath('hub-fixture.mjs')] }], {
+    registry = await startSupervisor([{ name: 'fixture', args: [fixturePath('hub-fixture.mjs')] }], {
       restartDelayMs: 1_500,
     });
     hub = createHub({ registry, callTimeoutMs: TIMEOUT_MS });
@@ -27,7 +28,7 @@ describe('call_tool: timeout reset by progress, progress forwarding, failures', 
   afterAll(async () => {
     await client?.close();
     await hub?.close();
-    await registry?.close();
+    await registry?.stop();
   });
 
   /** How many slow calls the fixture saw cancelled (asked directly, not through the hub). */

@@ -56,7 +56,7 @@ export function createHandlers(deps: HandlerDeps): Record<MetaToolName, MetaTool
     if (phase !== 'available') {
       const last = stale ? cache.last(name) : undefined;
       if (last) return last;
-      throw unavailableError(name, phase);
+      throw unavailableError(name, phase, snapshot.retryAfterMs);
     }
     try {
       return await cache.get(name);
@@ -149,7 +149,8 @@ export function createHandlers(deps: HandlerDeps): Record<MetaToolName, MetaTool
       if (!parsed.ok) throw parsed.error;
       const { server, tool, arguments: toolArgs } = parsed.args;
       const snapshot = resolveServer(server);
-      if (snapshot.phase !== 'available') throw unavailableError(server, snapshot.phase);
+      if (snapshot.phase !== 'available')
+        throw unavailableError(server, snapshot.phase, snapshot.retryAfterMs);
       try {
         await findTool(snapshot, tool, false);
       } catch (err) {

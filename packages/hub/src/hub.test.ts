@@ -8,7 +8,8 @@ import { callToolWith, connectHttp, data, demoUpstreams, errorOf, meta } from '.
 import type { TestClient } from './testing/clients.js';
 import { serveHub } from './testing/serveHub.js';
 import type { ServedHub } from './testing/serveHub.js';
-import { StdioTestRegistry } from './testing/stdioRegistry.js';
+import type { Supervisor } from '@mcppipe/supervisor';
+import { startSupervisor } from './testing/supervisor.js';
 import type { Hub, ListServersResult, ListToolsResult } from './types.js';
 
 // The issue's "done when": a real SDK client on the hub's HTTP endpoint lists servers, lists one server's tools,
@@ -16,13 +17,13 @@ import type { Hub, ListServersResult, ListToolsResult } from './types.js';
 // protocol eras.
 describe('the hub over real upstreams and real Streamable HTTP', { timeout: 60_000 }, () => {
   let dir: string;
-  let registry: StdioTestRegistry;
+  let registry: Supervisor;
   let hub: Hub;
   let served: ServedHub;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mcppipe-hub-'));
-    registry = await StdioTestRegistry.start(
+    registry = await startSupervisor(
       demoUpstreams({ memoryFile: join(dir, 'memory.jsonl'), hideFilesystem: true }),
     );
     hub = createHub({ registry });
@@ -32,7 +33,7 @@ describe('the hub over real upstreams and real Streamable HTTP', { timeout: 60_0
   afterAll(async () => {
     await served?.close();
     await hub?.close();
-    await registry?.close();
+    await registry?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 

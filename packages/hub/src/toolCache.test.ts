@@ -3,8 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHub } from './hub.js';
 import { connectInMemory, data, meta } from './testing/clients.js';
 import type { TestClient } from './testing/clients.js';
-import { StdioTestRegistry } from './testing/stdioRegistry.js';
-import type { TestUpstream } from './testing/stdioRegistry.js';
+import type { Supervisor } from '@mcppipe/supervisor';
+import { killUpstream, startSupervisor } from './testing/supervisor.js';
+import type { TestUpstream } from './testing/supervisor.js';
 import type { Hub, ListServersResult, ListToolsResult } from './types.js';
 
 const fixture = (env?: Record<string, string>): TestUpstream => ({
@@ -22,12 +23,9 @@ describe('the per-server tool cache', { timeout: 60_000 }, () => {
   async function setup(
     upstreams: TestUpstream[],
     restartDelayMs?: number,
-  ): Promise<{ registry: StdioTestRegistry; hub: Hub; client: TestClient }> {
-    const registry = await StdioTestRegistry.start(
-      upstreams,
-      restartDelayMs === undefined ? {} : { restartDelayMs },
-    );
-    cleanup.push(() => registry.close());
+  ): Promise<{ registry: Supervisor; hub: Hub; client: TestClient }> {
+    const registry = await startSupervisor(upstreams, restartDelayMs === undefined ? {} : { restartDelayMs });
+    cleanup.push(() => registry.stop());
     const hub = createHub({ registry });
     cleanup.push(() => hub.close());
     const client = await connectInMemory(hub);
@@ -36,7 +34,7 @@ describe('the per-server tool cache', { timeout: 60_000 }, () => {
   }
 
   /** How many tools/list requests the fixture process has answered (asked directly, not through the hub). */
-  async function listCount(registry: StdioTestRegistry): Promise<number> {
+  async function listCount(registry: Supervisor): Promise<number> {
     const result = await registry.request('fixture', {
       method: 'tools/call',
       params: { name: 'count_lists' },
@@ -100,7 +98,7 @@ describe('the per-server tool cache', { timeout: 60_000 }, () => {
     });
     await waitFor(async () => (await toolNames(client)).includes('gone_after_restart'));
     const generation = registry.get('fixture')!.generation;
-    registry.kill('fixture');
+    killUpstream(registry, 'fixture');
     await waitFor(() => registry.get('fixture')!.phase !== 'available', {
       message: 'the fixture to go down',
     });
@@ -127,7 +125,7 @@ describe('the per-server tool cache', { timeout: 60_000 }, () => {
     const seen: string[] = [];
     registry.on('notification', (e) => seen.push(`${e.upstream} ${e.method}`));
     const generation = registry.get('everything')!.generation;
-    registry.kill('everything');
+    killUpstream(registry, 'everything');
     await waitFor(() => registry.get('everything')!.generation > generation, {
       message: 'a reconnect',
       timeoutMs: 30_000,

@@ -6,7 +6,7 @@ import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@model
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { fixturePath, referenceServerPath, sampleFilesDir } from '@mcppipe/test-utils';
 import type { Hub } from '../types.js';
-import type { TestUpstream } from './stdioRegistry.js';
+import type { TestUpstream } from './supervisor.js';
 
 /** A connected client that closes with `await using`. */
 export type TestClient = Client & { [Symbol.asyncDispose](): Promise<void> };

@@ -185,6 +185,7 @@ describe('/hub and /mcp over the same upstream connections', { timeout: 90_000 }
         aggregate: createAggregator({ registry, mode: 'aggregate' }),
       })),
     );
+    const pids = gw.supervisor.list().map((s) => s.pid);
     for (const era of ['legacy', 'modern'] as const) {
       const hub = defer(await connectClient(gw, '/hub', era));
       expect((await hub.listTools()).tools.map((t) => t.name).sort()).toEqual([
@@ -205,7 +206,11 @@ describe('/hub and /mcp over the same upstream connections', { timeout: 90_000 }
       const names = (await agg.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(['everything__echo', 'memory__read_graph']));
     }
-    // one process per server, whatever the number of endpoints
-    expect(gw.supervisor.list().map((s) => s.pid)).toHaveLength(2);
+    // the hub-hidden server keeps its own path
+    const own = defer(await connectClient(gw, '/servers/memory/mcp', 'legacy'));
+    expect((await own.listTools()).tools.map((t) => t.name)).toContain('read_graph');
+    // one upstream process per server, shared by every endpoint: none was started or restarted
+    expect(pids.every((pid) => typeof pid === 'number')).toBe(true);
+    expect(gw.supervisor.list().map((s) => s.pid)).toEqual(pids);
   });
 });

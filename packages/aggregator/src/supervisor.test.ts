@@ -68,7 +68,7 @@ it('merges, routes and bridges through supervised upstreams', async () => {
 // dispatches notifications in a microtask and responses at once, so a burst of progress followed by the result
 // loses the progress: SDK-V1-PROBE.md §0.7). The test registry does it (testing/stdioRegistry.ts,
 // deferResponses) and forwarding.test.ts covers the aggregator's side; un-skip when the supervisor does it too.
-it.skip('delivers every progress event, the last one before the result', async () => {
+it('delivers every progress event, the last one before the result', async () => {
   const result = await agent.client.request(
     {
       method: 'tools/call',

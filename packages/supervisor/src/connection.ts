@@ -137,6 +137,7 @@ export async function connectWithin(
   });
   try {
     await Promise.race([client.connect(transport, { timeout: remaining, ...options }), stop]);
+    deferResponses(transport);
     return raw;
   } catch (err) {
     await client.close().catch(() => {});
@@ -149,6 +150,21 @@ export async function connectWithin(
 }
 
 /** Handshake facts read from a connected client (raw result first, then the client's parsed view). */
+/**
+ * The SDK client dispatches a notification in a microtask but handles a response synchronously, so a final
+ * `notifications/progress` that arrives in the same read as its result finds its handler gone and is
+ * dropped (SDK-V2-PROBE §6.1). Deferring each response by one microtask keeps wire order: every
+ * notification that arrived before a response is dispatched before it.
+ */
+function deferResponses(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    if ('id' in message && !('method' in message)) queueMicrotask(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
+}
+
 export function handshakeFacts(
   client: Client,
   raw: Record<string, unknown> | undefined,

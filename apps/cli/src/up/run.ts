@@ -14,7 +14,7 @@ import { warmLists } from './warm.js';
 import { parseHostPort, version } from './util.js';
 
 /** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
-const clientCapabilities = { sampling: {}, elicitation: {}, roots: { listChanged: true } };
+const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} };
 
 /**
  * `mcppipe up`: resolve the layout, start listening at once, start the upstreams (late ones join with a
@@ -47,7 +47,7 @@ export async function runUp(args: UpArgs): Promise<void> {
     maxRequestBodySize: args.bodyLimit,
     logger: logger.child({ component: 'http' }),
   };
-  const mcp = createMcpHttpHost(() => aggregator.createServer(), hostOptions);
+  const mcp = createMcpHttpHost(aggregator.createServer, hostOptions);
   aggregator.on('list_changed', (kind) => {
     if (kind === 'tools') mcp.notify.toolsChanged();
     else if (kind === 'prompts') mcp.notify.promptsChanged();

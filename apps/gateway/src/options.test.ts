@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBytes, parseTrustedProxies, resolveGatewayOptions } from './options.js';
+import { parseBytes, parseOrigins, parseTrustedProxies, resolveGatewayOptions } from './options.js';
 
 describe('resolveGatewayOptions', () => {
   it('defaults to loopback with a derived public URL and ./mcp.json, ./data', () => {
@@ -55,5 +55,16 @@ describe('parseBytes', () => {
     expect(parseBytes('x', '4MB')).toBe(4_194_304);
     expect(parseBytes('x', undefined)).toBeUndefined();
     expect(() => parseBytes('MCP_BODY_LIMIT', '-1')).toThrow(/MCP_BODY_LIMIT/);
+  });
+});
+
+describe('parseOrigins', () => {
+  it('accepts origins and *, refuses paths', () => {
+    expect(parseOrigins('https://app.example.com, http://localhost:6274')).toEqual([
+      'https://app.example.com',
+      'http://localhost:6274',
+    ]);
+    expect(parseOrigins('*')).toEqual(['*']);
+    expect(() => parseOrigins('https://app.example.com/')).toThrow(/not an origin/);
   });
 });

@@ -29,6 +29,8 @@ export interface GatewayOptions {
   clientRequestsPerMinute: number | undefined;
   /** Per-client requests in flight. */
   clientConcurrency: number | undefined;
+  /** Extra browser origins allowed on MCP endpoints (`*` = any). */
+  allowedOrigins: string[];
 }
 
 /** Raw values: flags (already merged with their environment fallbacks by yargs) as strings or numbers. */
@@ -45,6 +47,7 @@ export interface RawGatewayOptions {
   rateLimit?: string | number;
   clientRpm?: string | number;
   clientConcurrency?: string | number;
+  allowedOrigins?: string;
 }
 
 const usage = (message: string) => new McpPipeError('MCPP_CLI_USAGE', message);
@@ -88,6 +91,30 @@ export function parseBytes(name: string, raw: string | number | undefined): numb
   if (!Number.isSafeInteger(n) || n <= 0)
     throw usage(`${name}: "${String(raw)}" is not a size in bytes (e.g. 4194304 or 4mb)`);
   return n;
+}
+
+/**
+ * Parses `ALLOWED_ORIGINS`: origins (`https://app.example.com`) or `*`, separated by commas or spaces.
+ *
+ * @param raw - the list
+ * @throws McpPipeError `MCPP_CLI_USAGE` for an entry that is not an origin
+ */
+export function parseOrigins(raw: string | undefined): string[] {
+  const items = (raw ?? '').split(/[\s,]+/).filter(Boolean);
+  for (const item of items) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(item).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (item !== '*' && origin !== item) {
+      throw usage(
+        `ALLOWED_ORIGINS: "${item}" is not an origin such as https://app.example.com (no path, no trailing slash)`,
+      );
+    }
+  }
+  return items;
 }
 
 function parseCount(name: string, raw: string | number | undefined): number | undefined {
@@ -134,5 +161,6 @@ export function resolveGatewayOptions(raw: RawGatewayOptions): GatewayOptions {
     rateLimitPerMinute: parseCount('--rate-limit', raw.rateLimit),
     clientRequestsPerMinute: parseCount('--client-rpm', raw.clientRpm),
     clientConcurrency: parseCount('--client-concurrency', raw.clientConcurrency),
+    allowedOrigins: parseOrigins(raw.allowedOrigins),
   };
 }

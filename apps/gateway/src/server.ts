@@ -78,6 +78,7 @@ export async function startGateway(
     resourceMetadata: (resource) => oauth.protectedResourceMetadata(resource),
     host: options.host,
     trustedProxies: options.trustedProxies,
+    allowedOrigins: options.allowedOrigins,
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
     clientLimits: {

@@ -68,6 +68,11 @@ export const serveCommand: CommandModule<object, RawGatewayOptions> = {
         default: env('CLIENT_REQUESTS_PER_MINUTE'),
         describe: 'Requests per OAuth client per minute (default 600) [CLIENT_REQUESTS_PER_MINUTE]',
       })
+      .option('allowed-origins', {
+        type: 'string',
+        default: env('ALLOWED_ORIGINS'),
+        describe: 'Extra browser origins allowed on MCP endpoints (* = any) [ALLOWED_ORIGINS]',
+      })
       .option('client-concurrency', {
         type: 'string',
         default: env('CLIENT_CONCURRENCY'),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseBytes, parseOrigins, parseTrustedProxies, resolveGatewayOptions } from './options.js';
+import { parseBytes, parseOrigins, parseTrustedProxies } from './flagParsers.js';
+import { resolveGatewayOptions } from './options.js';
 
 describe('resolveGatewayOptions', () => {
   it('defaults to loopback with a derived public URL and ./mcp.json, ./data', () => {

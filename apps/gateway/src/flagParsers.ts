@@ -1,0 +1,88 @@
+/**
+ * Parsers of single flag values (pure). Each problem is an `McpPipeError` `MCPP_CLI_USAGE` naming the flag.
+ *
+ * @module
+ */
+import { isIP } from 'node:net';
+import { McpPipeError } from '@mcppipe/errors';
+
+/** A usage error naming the flag. */
+export const usage = (message: string) => new McpPipeError('MCPP_CLI_USAGE', message);
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Parses `TRUSTED_PROXIES`: addresses, CIDRs or `loopback`/`linklocal`/`uniquelocal`, separated by
+ * commas or spaces. A bare number (a hop count) or `true` is refused: trusting "the last N hops" lets any
+ * client spoof `X-Forwarded-For`.
+ *
+ * @param raw - the list
+ * @throws McpPipeError `MCPP_CLI_USAGE`
+ */
+export function parseTrustedProxies(raw: string | undefined): string[] {
+  const items = (raw ?? '').split(/[\s,]+/).filter(Boolean);
+  for (const item of items) {
+    if (NAMED_RANGES.has(item)) continue;
+    const [address = '', prefix, extra] = item.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const okPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
+    if (family === 0 || !okPrefix || extra !== undefined) {
+      throw usage(
+        `TRUSTED_PROXIES: "${item}" is not an address or CIDR (a hop count is not accepted; list the proxies' addresses, e.g. 10.0.0.0/8)`,
+      );
+    }
+  }
+  return items;
+}
+
+/**
+ * Parses a byte size: `1048576`, `512kb`, `4mb` (binary units).
+ *
+ * @param name - the flag, for messages
+ * @param raw - the value
+ */
+export function parseBytes(name: string, raw: string | number | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const m = /^(\d+)\s*(k|kb|kib|m|mb|mib)?$/i.exec(String(raw).trim());
+  const n = m ? Number(m[1]) * (m[2] ? (m[2].toLowerCase().startsWith('k') ? 1024 : 1024 * 1024) : 1) : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0)
+    throw usage(`${name}: "${String(raw)}" is not a size in bytes (e.g. 4194304 or 4mb)`);
+  return n;
+}
+
+/**
+ * Parses `ALLOWED_ORIGINS`: origins (`https://app.example.com`) or `*`, separated by commas or spaces.
+ *
+ * @param raw - the list
+ * @throws McpPipeError `MCPP_CLI_USAGE` for an entry that is not an origin
+ */
+export function parseOrigins(raw: string | undefined): string[] {
+  const items = (raw ?? '').split(/[\s,]+/).filter(Boolean);
+  for (const item of items) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(item).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (item !== '*' && origin !== item) {
+      throw usage(
+        `ALLOWED_ORIGINS: "${item}" is not an origin such as https://app.example.com (no path, no trailing slash)`,
+      );
+    }
+  }
+  return items;
+}
+
+/**
+ * Parses a positive integer flag.
+ *
+ * @param name - the flag, for messages
+ * @param raw - the value
+ */
+export function parseCount(name: string, raw: string | number | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n <= 0) throw usage(`${name}: "${String(raw)}" is not a positive integer`);
+  return n;
+}

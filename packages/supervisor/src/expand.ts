@@ -1,47 +1,11 @@
+import type { VariableSource } from '@mcppipe/config';
+import { expandVariables } from '@mcppipe/config';
 import { McpPipeError } from '@mcppipe/errors';
 import type { UpstreamSpec } from './types.js';
 
-/** Where `${VAR}` references are read from (`process.env` fits). */
-export type VariableSource = Readonly<Record<string, string | undefined>>;
-
-const REFERENCE = /\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
-
-/**
- * Expands variable references in `text`:
- *
- * - `${VAR}`: the value of `VAR` (an empty value is kept); unset is an error.
- * - `${VAR:-default}`: the value of `VAR`, or `default` when `VAR` is unset or empty.
- * - `$${`: a literal `${`.
- *
- * Anything else (`$VAR`, `${1}`, `${a-b}`) is left as it is; defaults are not expanded again. The same rules as
- * `@mcppipe/config`, so a layout means the same wherever it is expanded.
- *
- * @param text - the string to expand
- * @param env - where variables come from, e.g. `process.env`
- * @returns the expanded string
- * @throws McpPipeError `MCPP_CFG_UNSET_VARIABLE` naming the variable (`data: { variable }`)
- * @example
- * ```ts
- * expandVariables('Bearer ${GITHUB_TOKEN}', process.env);
- * expandVariables('${PORT:-3001}', {}); // '3001'
- * ```
- */
-export function expandVariables(text: string, env: VariableSource): string {
-  if (!text.includes('${')) return text;
-  return text.replace(REFERENCE, (match: string, name: string | undefined, fallback: string | undefined) => {
-    if (name === undefined) return '${';
-    const value = Object.hasOwn(env, name) ? env[name] : undefined;
-    if (fallback !== undefined) return value === undefined || value === '' ? fallback : value;
-    if (value === undefined) {
-      throw new McpPipeError(
-        'MCPP_CFG_UNSET_VARIABLE',
-        `${match} is not set; set ${name} in the environment or write \${${name}:-default}`,
-        { data: { variable: name } },
-      );
-    }
-    return value;
-  });
-}
+// `${VAR}` expansion is @mcppipe/config's (one implementation for config files and spawn time).
+export { expandVariables } from '@mcppipe/config';
+export type { VariableSource } from '@mcppipe/config';
 
 /**
  * An expander for the fields of one upstream: `expand(value, field)` prefixes errors with `<upstream>.<field>: `

@@ -1,0 +1,228 @@
+// R5: cold start with the demo layout (server-everything, server-memory, server-filesystem on
+// examples/sample-files): from spawning `mcppipe up` to the first tools/list that lists all three upstreams, polled
+// by a client from the moment of the spawn. Baseline: each upstream's own start, from spawn to its first complete
+// tools/list answer over raw stdio (initialize, initialized, tools/list); the slowest of the three is the floor.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { LEGACY_VERSION, agentFor, exchange, resultOf, template } from '../lib/loadgen.js';
+import { CLI, SAMPLE_FILES, quote, referenceServerPath, startProcess } from '../lib/processes.js';
+import { freePort, median, sleep } from '../lib/util.js';
+
+const UPSTREAMS = ['everything', 'filesystem', 'memory'];
+const POLL_MS = 10;
+const RUN_TIMEOUT_MS = 60_000;
+
+function demoUpstreams(work) {
+  return {
+    everything: { args: [referenceServerPath('everything')], env: {} },
+    filesystem: { args: [referenceServerPath('filesystem'), SAMPLE_FILES], env: {} },
+    memory: { args: [referenceServerPath('memory')], env: { MEMORY_FILE_PATH: join(work, 'memory.jsonl') } },
+  };
+}
+
+function writeLayout(work, ups) {
+  const file = join(work, 'demo.toml');
+  const lines = ['# demo layout (bench R5)'];
+  for (const name of UPSTREAMS) {
+    const u = ups[name];
+    lines.push(
+      `[upstreams.${name}]`,
+      `stdio = ${JSON.stringify([process.execPath, ...u.args].map(quote).join(' '))}`,
+    );
+    const env = Object.entries(u.env);
+    if (env.length) lines.push(`env = { ${env.map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ')} }`);
+    lines.push('');
+  }
+  writeFileSync(file, lines.join('\n'));
+  return file;
+}
+
+/** One upstream alone: spawn → first tools/list result over raw newline-delimited JSON-RPC. */
+function upstreamStart(u) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, u.args, {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, ...u.env },
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('upstream did not list its tools in time'));
+    }, RUN_TIMEOUT_MS);
+    const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    let buf = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      buf += chunk;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        let m;
+        try {
+          m = JSON.parse(line);
+        } catch {
+          continue;
+        }
+        if (m.id === 1 && m.result) {
+          send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+          send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
+        } else if (m.id === 2) {
+          const ms = performance.now() - t0;
+          clearTimeout(timer);
+          child.kill('SIGKILL');
+          if (m.result) resolve({ ms, tools: m.result.tools.length });
+          else reject(new Error(`tools/list failed: ${JSON.stringify(m.error)}`));
+        }
+      }
+    });
+    child.on('error', reject);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: LEGACY_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      },
+    });
+  });
+}
+
+const initialize = template({
+  method: 'initialize',
+  params: {
+    protocolVersion: LEGACY_VERSION,
+    capabilities: {},
+    clientInfo: { name: 'bench-cold', version: '1' },
+  },
+});
+const toolsList = template({ method: 'tools/list', params: {} });
+
+/** mcppipe with the demo layout: spawn → first tools/list that lists all three upstreams. */
+async function mcppipeStart(layout) {
+  const port = await freePort();
+  const t0 = performance.now();
+  const starting = startProcess(
+    process.execPath,
+    [
+      CLI,
+      'up',
+      '--upstreams-file',
+      layout,
+      '--port',
+      String(port),
+      '--log-format',
+      'json',
+      '--log-level',
+      'warn',
+    ],
+    { ready: /serving http:/, timeoutMs: RUN_TIMEOUT_MS },
+  );
+  let servingAt;
+  starting.then(() => (servingAt = performance.now() - t0)).catch(() => undefined);
+  const agent = agentFor(1);
+  const deadline = t0 + RUN_TIMEOUT_MS;
+  let headers;
+  let polls = 0;
+  let firstAnswerMs;
+  try {
+    while (performance.now() < deadline) {
+      polls++;
+      try {
+        if (!headers) {
+          const init = await exchange(
+            agent,
+            port,
+            'POST',
+            '/mcp',
+            { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+            initialize.body(polls),
+          );
+          resultOf(init, polls);
+          headers = {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-session-id': init.headers['mcp-session-id'],
+            'mcp-protocol-version': LEGACY_VERSION,
+          };
+          firstAnswerMs ??= performance.now() - t0;
+          continue;
+        }
+        const res = await exchange(agent, port, 'POST', '/mcp', headers, toolsList.body(polls));
+        const tools = resultOf(res, polls).tools;
+        const prefixes = new Set(tools.map((t) => t.name.split('__')[0]));
+        if (UPSTREAMS.every((u) => prefixes.has(u))) {
+          const ms = performance.now() - t0;
+          return { ms, servingMs: servingAt, firstAnswerMs, tools: tools.length, polls };
+        }
+      } catch {
+        // not listening yet, or not all upstreams listed yet
+      }
+      await sleep(POLL_MS);
+    }
+    throw new Error('mcppipe did not list all demo upstreams in time');
+  } finally {
+    agent.destroy();
+    const proc = await starting.catch(() => undefined);
+    await proc?.stop();
+  }
+}
+
+/**
+ * @param {object} cfg see run.js
+ * @param {(line: string) => void} log
+ */
+export async function coldstart(cfg, log) {
+  const work = mkdtempSync(join(tmpdir(), 'mcppipe-bench-r5-'));
+  try {
+    const ups = demoUpstreams(work);
+    const layout = writeLayout(work, ups);
+    // one discarded round: first spawns read files from disk
+    await mcppipeStart(layout).catch(() => undefined);
+    const upstream = Object.fromEntries(UPSTREAMS.map((u) => [u, []]));
+    const mcppipe = [];
+    for (let i = 0; i < cfg.coldRuns; i++) {
+      for (const u of UPSTREAMS) upstream[u].push((await upstreamStart(ups[u])).ms);
+      const r = await mcppipeStart(layout);
+      mcppipe.push(r);
+      log(
+        `  run ${i + 1}: mcppipe ${r.ms.toFixed(0)} ms (serving line at ${r.servingMs?.toFixed(0)} ms, ${r.tools} tools); alone: ${UPSTREAMS.map((u) => `${u} ${upstream[u].at(-1).toFixed(0)}`).join(', ')} ms`,
+      );
+    }
+    const alone = Object.fromEntries(UPSTREAMS.map((u) => [u, median(upstream[u])]));
+    const slowest = UPSTREAMS.reduce((a, b) => (alone[a] >= alone[b] ? a : b));
+    return {
+      mcppipeMs: median(mcppipe.map((r) => r.ms)),
+      servingMs: median(mcppipe.map((r) => r.servingMs)),
+      upstreamAloneMs: alone,
+      slowest,
+      slowestMs: alone[slowest],
+      runs: { mcppipe, upstream },
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+export function coldstartRows(s) {
+  const over = s.mcppipeMs - s.slowestMs;
+  return [
+    {
+      id: 'R5',
+      what: 'cold start, demo layout: spawn → first complete tools/list',
+      value: s.mcppipeMs,
+      unit: 'ms',
+      baseline: s.slowestMs,
+      baselineName: `slowest upstream alone (${s.slowest})`,
+      ratio: s.mcppipeMs / s.slowestMs,
+      extra: `+${over.toFixed(0)} ms`,
+      target: 'T6',
+      limit: { maxOver: 100 },
+      met: over <= 100,
+    },
+  ];
+}

@@ -1,0 +1,355 @@
+// R6: the gateway (apps/gateway) with one stdio server-everything upstream.
+//  - unauthenticated requests answered 401 per second, c=16: with no Authorization header (answered from the
+//    headers alone) and with a forged token (a real token with a corrupted signature: one Ed25519 verification),
+//    against a plain Fastify route answering 401 (fastify-echo.js);
+//  - authenticated `tools/call echo` (2026-07-28 requests; the gateway's routes are stateless) through
+//    `/servers/everything/mcp` (verbatim) and `/mcp` (aggregate, `everything__echo`), against R1's mcppipe numbers.
+// Tokens come from the real OAuth flow, as an agent gets them (dynamic registration, PKCE, owner login, approval).
+// Rate limits are raised for the run so they never answer 429.
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { drivers, echoCheck, runLoad } from '../lib/loadgen.js';
+import { GATEWAY_CLI, referenceServerPath, startBaseline, startProcess } from '../lib/processes.js';
+import { cpuPerCall, describeRun, freePort, median } from '../lib/util.js';
+
+const PASSWORD = 'bench owner passphrase';
+const field = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
+const cookieOf = (res) => (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+
+/** An access token for one endpoint, the way an agent obtains it (as test/e2e/src/gatewayProcess.ts does). */
+async function obtainToken(base, path) {
+  const redirectUri = 'http://127.0.0.1:53682/callback';
+  const reg = await fetch(`${base}/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'mcppipe bench',
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    }),
+  });
+  if (reg.status !== 201) throw new Error(`register: ${reg.status} ${await reg.text()}`);
+  const clientId = (await reg.json()).client_id;
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const resource = `${base}${path}`;
+  const authorize = new URL(`${base}/authorize`);
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    resource,
+    state: 's1',
+  })) {
+    authorize.searchParams.set(k, v);
+  }
+  const post = (p, cookie, body) =>
+    fetch(`${base}${p}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: base },
+      body: new URLSearchParams(body).toString(),
+    });
+  const loginPage = await fetch(authorize, { redirect: 'manual' });
+  const loginHtml = await loginPage.text();
+  const login = await post('/authorize/login', cookieOf(loginPage), {
+    csrf_token: field(loginHtml, 'csrf_token'),
+    request_id: field(loginHtml, 'request_id'),
+    password: PASSWORD,
+  });
+  if (login.status !== 303) throw new Error(`login: ${login.status} ${await login.text()}`);
+  const cookie = cookieOf(login);
+  const consentPage = await fetch(login.headers.get('location'), { redirect: 'manual', headers: { cookie } });
+  let location = consentPage.headers.get('location');
+  if (consentPage.status === 200) {
+    const html = await consentPage.text();
+    const consent = await post('/authorize/consent', cookie, {
+      csrf_token: field(html, 'csrf_token'),
+      request_id: field(html, 'request_id'),
+      decision: 'approve',
+    });
+    location = consent.headers.get('location');
+  }
+  const code = location ? new URL(location).searchParams.get('code') : null;
+  if (!code) throw new Error(`no authorization code (location ${String(location)})`);
+  const tokenRes = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource,
+    }).toString(),
+  });
+  if (tokenRes.status !== 200) throw new Error(`token: ${tokenRes.status} ${await tokenRes.text()}`);
+  return (await tokenRes.json()).access_token;
+}
+
+/** The same token with its signature corrupted: well-formed, right kid, fails Ed25519 verification. */
+function forge(token) {
+  const [h, p, s] = token.split('.');
+  const sig = Buffer.from(s, 'base64url');
+  sig[0] ^= 0xff;
+  return `${h}.${p}.${sig.toString('base64url')}`;
+}
+
+/**
+ * @param {object} cfg see run.js
+ * @param {(line: string) => void} log
+ * @returns {Promise<object>} `{ pending: reason }` when the gateway is not built or does not start
+ */
+export async function gateway(cfg, log) {
+  if (!existsSync(GATEWAY_CLI)) return { pending: `${GATEWAY_CLI} is not built` };
+  const work = mkdtempSync(join(tmpdir(), 'mcppipe-bench-r6-'));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const config = join(work, 'mcp.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      mcpServers: { everything: { command: process.execPath, args: [referenceServerPath('everything')] } },
+    }),
+  );
+  let gw;
+  let fastify;
+  try {
+    try {
+      gw = await startProcess(
+        process.execPath,
+        [
+          GATEWAY_CLI,
+          '--config',
+          config,
+          '--data-dir',
+          join(work, 'data'),
+          '--public-url',
+          base,
+          '--port',
+          String(port),
+          '--log-level',
+          'info',
+          '--rate-limit',
+          '100000000',
+          '--client-rpm',
+          '100000000',
+          '--client-concurrency',
+          '10000',
+        ],
+        { ready: /servers started/, timeoutMs: 90_000, env: { MCPPIPE_ADMIN_PASSWORD: PASSWORD } },
+      );
+    } catch (err) {
+      return { pending: `the gateway did not start: ${err.message.split('\n')[0]}` };
+    }
+    // readiness: /livez answers and the upstream is up (the per-server route answers 503 until then)
+    let tokens;
+    try {
+      tokens = {
+        server: await obtainToken(base, '/servers/everything/mcp'),
+        aggregate: await obtainToken(base, '/mcp'),
+      };
+    } catch (err) {
+      return { pending: `could not obtain tokens: ${err.message}` };
+    }
+    fastify = await startBaseline('fastify-echo.js');
+    const echo = (name) => ({ method: 'tools/call', params: { name, arguments: { message: 'bench' } } });
+    const check = echoCheck('bench');
+    const auth = (t) => ({ authorization: `Bearer ${t}` });
+    const targets = [
+      {
+        key: 'fastify-401',
+        pid: fastify.pid,
+        driver: drivers.refused({ port: fastify.port, path: '/401', status: 401, request: echo('echo') }),
+      },
+      {
+        key: 'gateway-401-no-token',
+        pid: gw.pid,
+        driver: drivers.refused({
+          port,
+          path: '/servers/everything/mcp',
+          status: 401,
+          request: echo('echo'),
+        }),
+      },
+      {
+        key: 'gateway-401-bad-signature',
+        pid: gw.pid,
+        driver: drivers.refused({
+          port,
+          path: '/servers/everything/mcp',
+          status: 401,
+          request: echo('echo'),
+          headers: auth(forge(tokens.server)),
+        }),
+      },
+      {
+        key: 'gateway-server-call',
+        pid: gw.pid,
+        warm: true,
+        driver: drivers.modern({
+          port,
+          path: '/servers/everything/mcp',
+          request: echo('echo'),
+          check,
+          headers: auth(tokens.server),
+        }),
+      },
+      {
+        key: 'gateway-aggregate-call',
+        pid: gw.pid,
+        warm: true,
+        driver: drivers.modern({
+          port,
+          path: '/mcp',
+          request: echo('everything__echo'),
+          check,
+          headers: auth(tokens.aggregate),
+        }),
+      },
+    ];
+    let id = 1;
+    for (const t of targets) {
+      const r = await runLoad({
+        driver: t.driver,
+        concurrency: 16,
+        maxCalls: t.warm ? cfg.warmUpstream : cfg.warmBaseline,
+        maxMs: cfg.warmMs,
+        firstId: id,
+      });
+      id += r.calls;
+      log(`  warm-up ${t.key}: ${describeRun(r)}`);
+    }
+    const runs = Object.fromEntries(targets.map((t) => [t.key, { c1: [], c16: [] }]));
+    for (let round = 0; round < cfg.rounds; round++) {
+      for (const t of targets) {
+        const c1 = await runLoad({
+          driver: t.driver,
+          concurrency: 1,
+          maxCalls: cfg.c1Calls,
+          maxMs: cfg.c1Ms,
+          watch: { t: t.pid },
+          firstId: id,
+        });
+        id += c1.calls;
+        const c16 = await runLoad({
+          driver: t.driver,
+          concurrency: 16,
+          maxCalls: cfg.c16Calls,
+          maxMs: cfg.c16Ms,
+          watch: { t: t.pid },
+          firstId: id,
+        });
+        id += c16.calls;
+        runs[t.key].c1.push(c1);
+        runs[t.key].c16.push(c16);
+        log(`  round ${round + 1} ${t.key}: c=1 ${describeRun(c1)} | c=16 ${describeRun(c16)}`);
+      }
+    }
+    const summary = {};
+    for (const t of targets) {
+      const { c1, c16 } = runs[t.key];
+      const cpu = cpuPerCall(c16, 't');
+      summary[t.key] = {
+        p50: median(c1.map((r) => r.p50)),
+        p99: median(c1.map((r) => r.p99)),
+        c16PerSecond: median(c16.map((r) => r.perSecond)),
+        cpuPerCallMs: cpu.self,
+        upstreamCpuPerCallMs: cpu.children,
+        errors: [...c1, ...c16].reduce((n, r) => n + r.errors, 0),
+        firstError: [...c1, ...c16].find((r) => r.firstError)?.firstError,
+      };
+    }
+    return { summary };
+  } finally {
+    await Promise.all([gw?.stop(), fastify?.stop()]);
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** @param {object} s gateway() result @param {object | undefined} r1 overhead() summary from the same run */
+export function gatewayRows(s, r1) {
+  if (s.pending)
+    return [
+      {
+        id: 'R6',
+        what: `gateway rows: pending (${s.pending})`,
+        value: NaN,
+        unit: '',
+        target: 'T7',
+        met: undefined,
+      },
+    ];
+  const g = s.summary;
+  const f = g['fastify-401'];
+  const rows = [];
+  for (const [key, what, target] of [
+    ['gateway-401-bad-signature', '401 rate, forged token (one Ed25519 verification), c=16', true],
+    ['gateway-401-no-token', '401 rate, no Authorization header, c=16', false],
+  ]) {
+    const m = g[key];
+    const ratio = m.c16PerSecond / f.c16PerSecond;
+    rows.push({
+      id: 'R6',
+      what,
+      value: m.c16PerSecond,
+      unit: 'req/s',
+      baseline: f.c16PerSecond,
+      baselineName: 'Fastify 401 route',
+      ratio,
+      ...(target ? { target: 'T7', limit: { min: 0.5 }, met: ratio >= 0.5 } : {}),
+    });
+  }
+  const floor = r1?.['mcppipe-modern'];
+  for (const [key, what] of [
+    ['gateway-server-call', 'authenticated tools/call via /servers/everything/mcp'],
+    ['gateway-aggregate-call', 'authenticated tools/call via /mcp (everything__echo)'],
+  ]) {
+    const m = g[key];
+    rows.push(
+      {
+        id: 'R6',
+        what: `${what}, c=16 throughput`,
+        value: m.c16PerSecond,
+        unit: 'calls/s',
+        ...(floor
+          ? {
+              baseline: floor.c16PerSecond,
+              baselineName: 'R1 mcppipe (2026-07-28)',
+              ratio: m.c16PerSecond / floor.c16PerSecond,
+            }
+          : {}),
+      },
+      {
+        id: 'R6',
+        what: `${what}, c=1 p50`,
+        value: m.p50,
+        unit: 'ms',
+        ...(floor
+          ? { baseline: floor.p50, baselineName: 'R1 mcppipe (2026-07-28)', ratio: m.p50 / floor.p50 }
+          : {}),
+      },
+      {
+        id: 'R6',
+        what: `${what}, gateway CPU per call, c=16`,
+        value: m.cpuPerCallMs,
+        unit: 'ms',
+        ...(floor
+          ? {
+              baseline: floor.cpuPerCallMs,
+              baselineName: 'R1 mcppipe (2026-07-28)',
+              ratio: m.cpuPerCallMs / floor.cpuPerCallMs,
+            }
+          : {}),
+      },
+    );
+  }
+  return rows;
+}

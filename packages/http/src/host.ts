@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
-import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpServer, Server } from '@modelcontextprotocol/server';
 import type { BodyError} from './body.js';
 import { isInitializeBody, readJsonBody, sendJsonRpcError } from './body.js';
+import { DirectPosts } from './directPost.js';
 import { SessionTable } from './sessionTable.js';
 import type { HostRequest, Logger, McpHttpHost, McpHttpHostOptions, McpServerFactory } from './types.js';
 
@@ -13,6 +14,30 @@ const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 interface Session {
   transport: NodeStreamableHTTPServerTransport;
   server: McpServer | Server;
+  /** The session's fast path for single-request POSTs (see {@link DirectPosts}). */
+  direct: DirectPosts;
+}
+
+/** A header as the web `Headers.get` would return it (repeated values joined), undefined when absent. */
+function headerOf(req: HostRequest, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
+/**
+ * `isLegacyRequest(toWebRequest(req, body), body)` without building a web `Request`: with a parsed body the SDK's
+ * predicate reads nothing but the method, the three standard MCP headers and the body, and hands them to
+ * `classifyInboundRequest`, which is what this does.
+ */
+function isLegacyPost(req: HostRequest, body: unknown): boolean {
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    protocolVersionHeader: headerOf(req, 'mcp-protocol-version'),
+    mcpMethodHeader: headerOf(req, 'mcp-method'),
+    mcpNameHeader: headerOf(req, 'mcp-name'),
+    body,
+  });
+  return outcome.kind === 'legacy';
 }
 
 /**
@@ -72,12 +97,14 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
         table.set(id, session, Date.now());
       },
     });
+    const direct = new DirectPosts(transport, keepAliveMs);
     const server = await factory({ era: 'legacy', ...(req.auth ? { authInfo: req.auth } : {}) });
-    const session: Session = { transport, server };
+    const session: Session = { transport, server, direct };
     await server.connect(transport);
     const onclose = transport.onclose;
     transport.onclose = () => {
       onclose?.();
+      direct.closeAll();
       if (sessionId !== undefined) table.delete(sessionId);
     };
     await transport.handleRequest(req, res, body);
@@ -102,6 +129,7 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
         sendJsonRpcError(res, 404, { code: -32001, message: 'Session not found: initialize a new session' });
         return;
       }
+      if (req.method === 'POST' && session.direct.tryHandle(req, res, body)) return;
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeBody(body)) return openSession(req, res, body);
@@ -109,8 +137,11 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
       sendJsonRpcError(res, 400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
       return;
     }
-    const probe = await toWebRequest(req, body, { maxRequestBodySize });
-    if (await isLegacyRequest(probe, body, { maxRequestBodySize })) {
+    const legacy =
+      body === undefined
+        ? await isLegacyRequest(await toWebRequest(req, body, { maxRequestBodySize }), body, { maxRequestBodySize })
+        : isLegacyPost(req, body);
+    if (legacy) {
       sendJsonRpcError(res, 400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
       return;
     }

@@ -1,0 +1,249 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import {
+  SUPPORTED_PROTOCOL_VERSIONS,
+  isJsonContentType,
+  parseJSONRPCMessage,
+} from '@modelcontextprotocol/server';
+import type { AuthInfo, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+
+/**
+ * The response headers of an SSE-mode POST, exactly as the SDK's `WebStandardStreamableHTTPServerTransport` sets
+ * them (Node sends them lower-cased either way).
+ */
+function sseHeaders(sessionId: string): Record<string, string> {
+  return {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'mcp-session-id': sessionId,
+  };
+}
+
+/** An SSE `message` event, byte for byte what the SDK writes (no event ids: no event store is configured). */
+const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+
+/**
+ * Headers are sent with the first event; a call still running after this long gets them at once, like the SDK
+ * (which sends them before dispatching), so clients with a short time-to-headers limit see no difference.
+ */
+const HEADERS_AFTER_MS = 50;
+
+/**
+ * A web `Request` for `ctx.http.req`, built only if a handler reads it. The SDK hands handlers a lazily-filled
+ * request too (its Node adapter's); building a real one per call costs more than the rest of the fast path.
+ */
+function lazyWebRequest(req: IncomingMessage, body: unknown): Request {
+  let real: Request | undefined;
+  const materialize = (): Request => {
+    if (real) return real;
+    const headers = new Headers();
+    const raw = req.rawHeaders;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      try {
+        headers.append(raw[i] as string, raw[i + 1] as string);
+      } catch {
+        // a header a web Headers refuses (the SDK's adapter skips those too)
+      }
+    }
+    const host = req.headers.host ?? 'localhost';
+    real = new Request(`http://${host}${req.url ?? '/'}`, {
+      method: req.method ?? 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
+    return real;
+  };
+  return new Proxy(Object.create(Request.prototype) as Request, {
+    get(_target, prop) {
+      const r = materialize();
+      const value: unknown = Reflect.get(r, prop, r);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(r) : value;
+    },
+    has(_target, prop) {
+      return prop in materialize();
+    },
+    getPrototypeOf() {
+      return Request.prototype;
+    },
+  });
+}
+
+/** One request served by the fast path: its response stream until the response is written. */
+class Exchange {
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly headers: Record<string, string>,
+    keepAliveMs: number,
+  ) {
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      if (this.res.destroyed || this.res.writableEnded) return;
+      if (!this.res.headersSent) {
+        this.res.writeHead(200, this.headers);
+        this.res.flushHeaders();
+      }
+      if (Number.isFinite(keepAliveMs) && keepAliveMs >= 1) {
+        this.#timer = setInterval(() => {
+          if (this.res.destroyed || this.res.writableEnded) this.stop();
+          else this.res.write(': keepalive\n\n');
+        }, keepAliveMs);
+        this.#timer.unref();
+      }
+    }, HEADERS_AFTER_MS);
+    this.#timer.unref();
+  }
+
+  /** Whether the client is gone (the SDK then drops notifications and reports the response undeliverable). */
+  get gone(): boolean {
+    return this.res.destroyed;
+  }
+
+  /** Writes a notification or server→client request on the stream. */
+  event(message: JSONRPCMessage): void {
+    if (this.res.destroyed || this.res.writableEnded) return;
+    if (!this.res.headersSent) this.res.writeHead(200, this.headers);
+    this.res.write(sseEvent(message));
+  }
+
+  /** Writes the response and ends the stream (headers and event in one write when nothing was sent yet). */
+  finish(message: JSONRPCMessage): void {
+    this.stop();
+    if (this.res.destroyed || this.res.writableEnded) return;
+    const event = sseEvent(message);
+    if (!this.res.headersSent) {
+      this.res.writeHead(200, { ...this.headers, 'content-length': String(Buffer.byteLength(event)) });
+    }
+    this.res.end(event);
+  }
+
+  /** Ends the stream without a response (the session closed), as the SDK closes its stream. */
+  abort(): void {
+    this.stop();
+    if (this.res.destroyed || this.res.writableEnded) return;
+    if (!this.res.headersSent) this.res.writeHead(200, this.headers);
+    this.res.end();
+  }
+
+  stop(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/**
+ * The fast path of a 2025-era session (`@mcppipe/http`'s hot path): a POST carrying exactly one JSON-RPC request
+ * that the SDK's `NodeStreamableHTTPServerTransport` would accept is dispatched to the session's server directly
+ * and its response written straight to the Node response, without the SDK's Node↔web conversion (a web `Request`,
+ * a `ReadableStream` and a web `Response` per call, headers and body in separate writes).
+ *
+ * Everything else — `initialize`, notifications, posted responses, batches, `GET`, `DELETE`, and every request the
+ * SDK would refuse (wrong `Accept` or `Content-Type`, an unsupported `MCP-Protocol-Version`, an invalid message,
+ * a scope challenge) — is left to the SDK transport, so its answers stay the SDK's own. What the fast path does
+ * mirrors the SDK's success path: the same message validation (`parseJSONRPCMessage`), the same `onmessage`
+ * extra (`authInfo`, `request`), the same SSE framing and headers, notifications and server→client requests
+ * related to the call on the same stream, keep-alive comments, and an undeliverable response reported to
+ * `onerror` when the client went away.
+ */
+export class DirectPosts {
+  readonly #open = new Map<RequestId, Exchange>();
+  #versions: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
+  #scopeChallenges = false;
+  readonly #headers: Record<string, string> = {};
+
+  /**
+   * Wraps the transport's `send` (responses and related messages of fast-path calls go to their streams) and
+   * records what the server configures on it. Create it before `server.connect(transport)`.
+   */
+  constructor(
+    private readonly transport: NodeStreamableHTTPServerTransport,
+    private readonly keepAliveMs: number,
+  ) {
+    const setVersions = transport.setSupportedProtocolVersions.bind(transport);
+    transport.setSupportedProtocolVersions = (versions: string[]) => {
+      this.#versions = versions;
+      setVersions(versions);
+    };
+    const setScope = transport.setScopeChallengeResolver.bind(transport);
+    transport.setScopeChallengeResolver = (resolver) => {
+      this.#scopeChallenges = resolver !== undefined;
+      setScope(resolver);
+    };
+    const sdkSend = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      if (this.#open.size === 0) return sdkSend(message, options);
+      const isResponse = !('method' in message);
+      const id = isResponse ? (message as { id?: RequestId }).id : options?.relatedRequestId;
+      const exchange = id === undefined ? undefined : this.#open.get(id);
+      if (exchange === undefined) return sdkSend(message, options);
+      if (!isResponse) {
+        exchange.event(message);
+        return Promise.resolve();
+      }
+      this.#open.delete(id as RequestId);
+      if (exchange.gone) {
+        exchange.stop();
+        this.transport.onerror?.(
+          new Error(
+            `Response for request ID ${String(id)} is undeliverable: per-request stream is disconnected and no eventStore is configured`,
+          ),
+        );
+      } else {
+        exchange.finish(message);
+      }
+      return Promise.resolve();
+    };
+  }
+
+  /**
+   * Serves one POST of this session when it is the fast path's case.
+   *
+   * @returns false, having touched nothing, when the SDK transport must serve the request
+   */
+  tryHandle(req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, body: unknown): boolean {
+    if (this.#scopeChallenges || typeof body !== 'object' || body === null || Array.isArray(body))
+      return false;
+    const { method, id } = body as { method?: unknown; id?: unknown };
+    if (typeof method !== 'string' || method === 'initialize' || id === undefined || id === null)
+      return false;
+    const accept = req.headers.accept;
+    if (accept === undefined || !accept.includes('application/json') || !accept.includes('text/event-stream'))
+      return false;
+    if (!isJsonContentType(req.headers['content-type'] ?? null)) return false;
+    const version = req.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && !this.#versions.includes(version)) return false;
+    const sessionId = this.transport.sessionId;
+    const onmessage = this.transport.onmessage;
+    if (sessionId === undefined || onmessage === undefined) return false;
+    let message: JSONRPCMessage;
+    try {
+      message = parseJSONRPCMessage(body);
+    } catch {
+      return false; // the SDK answers 400 itself
+    }
+    if (!('method' in message) || !('id' in message) || this.#open.has(message.id)) return false;
+    const exchange = new Exchange(res, this.#headersFor(sessionId), this.keepAliveMs);
+    this.#open.set(message.id, exchange);
+    onmessage(message, {
+      authInfo: req.auth,
+      request: lazyWebRequest(req, body),
+      closeSSEStream: undefined,
+      closeStandaloneSSEStream: undefined,
+    } as never);
+    return true;
+  }
+
+  /** Ends every open stream (the transport closed). */
+  closeAll(): void {
+    for (const exchange of this.#open.values()) exchange.abort();
+    this.#open.clear();
+  }
+
+  #headersFor(sessionId: string): Record<string, string> {
+    if (this.#headers['mcp-session-id'] !== sessionId) Object.assign(this.#headers, sseHeaders(sessionId));
+    return this.#headers;
+  }
+}

@@ -118,19 +118,32 @@ function machine() {
 
 async function profileRun() {
   const dir = mkdtempSync(join(tmpdir(), 'mcppipe-bench-prof-'));
-  log(`profiling mcppipe (node --cpu-prof) during the R1 c=16 runs; profiles in ${dir}`);
+  log(`profiling mcppipe (node --cpu-prof) during the R1 runs; profiles in ${dir}`);
   const profCfg = { ...cfg, rounds: 1, c1Calls: 1, aggregateRow: false };
-  await overhead(profCfg, log, {
-    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
-    only: ['mcppipe-session', 'mcppipe-modern'],
-  });
-  const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
-  const summaries = files.map((f) => ({
-    file: join(dir, f),
-    ...summarize(JSON.parse(readFileSync(join(dir, f), 'utf8')), { top: 25 }),
-  }));
+  const summaries = [];
+  // one mcppipe process per era, so that each profile shows one path
+  for (const target of ['mcppipe-session', 'mcppipe-modern']) {
+    const sub = join(dir, target);
+    const r = await overhead(profCfg, log, {
+      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${sub}`],
+      only: [target],
+    });
+    for (const f of readdirSync(sub).filter((x) => x.endsWith('.cpuprofile'))) {
+      const profile = JSON.parse(readFileSync(join(sub, f), 'utf8'));
+      summaries.push({
+        target,
+        file: join(sub, f),
+        measured: r.summary[target],
+        ...summarize(profile, { top: 40 }),
+      });
+    }
+  }
   for (const s of summaries) {
-    console.log(`\n${s.file}: ${s.busyMs.toFixed(0)} ms busy of ${s.totalMs.toFixed(0)} ms sampled`);
+    const m = s.measured;
+    console.log(
+      `\n${s.target}: ${s.busyMs.toFixed(0)} ms busy of ${s.totalMs.toFixed(0)} ms sampled (wall-clock samples; ` +
+        `measured ${m.cpuPerCallMs.toFixed(3)} ms CPU per call at c=16) — ${s.file}`,
+    );
     console.log('self time by package:');
     for (const r of s.selfByPackage.slice(0, 15))
       console.log(`  ${r.pctOfBusy.toFixed(1).padStart(5)}%  ${r.name}`);
@@ -152,6 +165,10 @@ async function main() {
   };
   if (flag('profile')) {
     results.profile = await profileRun();
+    mkdirSync(outDir, { recursive: true });
+    const file = join(outDir, `${results.date.slice(0, 10)}-profile.json`);
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`\nsummary: ${file}`);
     return;
   }
   const step = async (name, fn) => {

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import { NodeStreamableHTTPServerTransport, toWebRequest } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpServer, Server } from '@modelcontextprotocol/server';
 import type { BodyError} from './body.js';
 import { isInitializeBody, readJsonBody, sendJsonRpcError } from './body.js';
 import { DirectPosts } from './directPost.js';
+import { createNodeHandler } from './nodeHandler.js';
 import { SessionTable } from './sessionTable.js';
 import type { HostRequest, Logger, McpHttpHost, McpHttpHostOptions, McpServerFactory } from './types.js';
 
@@ -74,7 +75,7 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
     keepAliveMs,
     onerror,
   });
-  const modernNode = toNodeHandler(modern, { maxRequestBodySize, onerror });
+  const modernNode = createNodeHandler(modern, { maxRequestBodySize, onerror });
 
   const closeSession = (session: Session) => {
     void session.transport.close().catch(() => {});

@@ -35,6 +35,18 @@ function hostnameOf(value: string): string | undefined {
   }
 }
 
+/** A bounded memo of a pure string function (Host and Origin values repeat on every request of a client). */
+function memoized(fn: (value: string) => string | undefined, max = 256): (value: string) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  return (value) => {
+    if (cache.has(value)) return cache.get(value);
+    const result = fn(value);
+    if (cache.size >= max) cache.clear();
+    cache.set(value, result);
+    return result;
+  };
+}
+
 function rpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
 }
@@ -61,16 +73,23 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpFa
   const loopback = isLoopback(options.host);
 
   if (loopback) {
-    app.addHook('onRequest', async (req, reply) => {
-      const host = hostnameOf(req.headers.host ?? '');
+    // A callback hook (no promise per request) over memoized hostname parsing: the same decisions as before.
+    const hostnames = memoized(hostnameOf);
+    app.addHook('onRequest', (req, reply, done) => {
+      const host = hostnames(req.headers.host ?? '');
       if (!host || !allowedHosts.has(host)) {
-        return reply.code(403).send(rpcError(-32000, `Forbidden: Host "${req.headers.host ?? ''}" is not allowed`));
+        reply.code(403).send(rpcError(-32000, `Forbidden: Host "${req.headers.host ?? ''}" is not allowed`));
+        return;
       }
       const origin = req.headers.origin;
       if (origin && !allowedOrigins.has('*') && !allowedOrigins.has(origin)) {
-        const o = hostnameOf(origin);
-        if (!o || !loopbackNames.has(o)) return reply.code(403).send(rpcError(-32000, `Forbidden: Origin "${origin}" is not allowed`));
+        const o = hostnames(origin);
+        if (!o || !loopbackNames.has(o)) {
+          reply.code(403).send(rpcError(-32000, `Forbidden: Origin "${origin}" is not allowed`));
+          return;
+        }
       }
+      done();
     });
   }
   await app.register(cors, {

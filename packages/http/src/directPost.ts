@@ -113,10 +113,13 @@ class Exchange {
   finish(message: JSONRPCMessage): void {
     this.stop();
     if (this.res.destroyed || this.res.writableEnded) return;
-    const event = sseEvent(message);
-    if (!this.res.headersSent) {
-      this.res.writeHead(200, { ...this.headers, 'content-length': String(Buffer.byteLength(event)) });
+    if (this.res.headersSent) {
+      this.res.end(sseEvent(message));
+      return;
     }
+    // encoded once: its length is the Content-Length and the socket writes the bytes as they are
+    const event = Buffer.from(sseEvent(message));
+    this.res.writeHead(200, { ...this.headers, 'content-length': String(event.length) });
     this.res.end(event);
   }
 

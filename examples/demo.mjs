@@ -1,7 +1,7 @@
 // The demo layout: mcppipe up over three real MCP servers, a short scripted session through a real SDK
 // client, then it keeps serving for your own client. Run from the repo root: `npx -y pnpm@12.4.2 demo`.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -50,7 +50,10 @@ const ready = new Promise((resolve, reject) => {
   child.on('exit', (code) => reject(new Error(`mcppipe up exited with code ${code}`)));
 });
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
-child.on('exit', (code) => process.exit(code ?? 0));
+child.on('exit', (code) => {
+  rmSync(work, { recursive: true, force: true });
+  process.exit(code ?? 0);
+});
 
 const url = await ready;
 const say = (line = '') => process.stdout.write(`${line}\n`);

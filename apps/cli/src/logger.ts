@@ -28,11 +28,14 @@ export const redactPaths = [
  */
 export function createLogger(level: LogLevel, format: 'pretty' | 'json'): pino.Logger {
   const options: pino.LoggerOptions = { level, redact: { paths: redactPaths, censor: '[redacted]' } };
+  // Asynchronous writes to fd 2: a stalled or closed stderr pipe (`mcppipe up 2>&1 | head`) can neither block
+  // the event loop (shutdown must still run) nor crash the process.
+  const destination = pino.destination({ fd: 2, sync: false });
+  destination.on('error', () => {});
   if (format === 'pretty') {
-    return pino(
-      options,
-      pretty({ destination: 2, colorize: process.stderr.isTTY, ignore: 'pid,hostname', singleLine: true, sync: true }),
-    );
+    const stream = pretty({ destination, colorize: process.stderr.isTTY, ignore: 'pid,hostname', singleLine: true });
+    stream.on('error', () => {});
+    return pino(options, stream);
   }
-  return pino(options, pino.destination({ fd: 2, sync: false }));
+  return pino(options, destination);
 }

@@ -2,6 +2,7 @@ import { isMcpPipeError } from '@mcppipe/errors';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { upCommand } from './commands/up.js';
+import { version } from './up/util.js';
 
 /** Exit codes of the `mcppipe` command. */
 export const exitCodes = { ok: 0, failure: 1, usage: 2 } as const;
@@ -16,6 +17,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await yargs(hideBin([...argv]))
       .scriptName('mcppipe')
+      .version(version)
       .env('MCPPIPE')
       .command(upCommand)
       .demandCommand(1, 'Run `mcppipe up --help` to see how to aggregate MCP servers.')
@@ -33,7 +35,10 @@ export async function main(argv: readonly string[]): Promise<void> {
       const usage = err.code.startsWith('MCPP_CFG_') || err.code.startsWith('MCPP_NS_') || err.code === 'MCPP_CLI_USAGE';
       process.stderr.write(`mcppipe: ${err.message}\n`);
       const problems = (err.data as { errors?: unknown } | undefined)?.errors;
-      if (Array.isArray(problems)) for (const p of problems) process.stderr.write(`  - ${String(p)}\n`);
+      // the list adds something only when it holds more than the message already says
+      if (Array.isArray(problems) && !(problems.length === 1 && err.message.includes(String(problems[0])))) {
+        for (const p of problems) process.stderr.write(`  - ${String(p)}\n`);
+      }
       process.exit(usage ? exitCodes.usage : exitCodes.failure);
     }
     process.stderr.write(

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { createRequire } from 'node:module';
 import { isMcpPipeError } from '@mcppipe/errors';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
@@ -27,6 +28,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await yargs(hideBin([...argv]))
       .scriptName('mcppipe-gateway')
+      .version((createRequire(import.meta.url)('@mcppipe/gateway/package.json') as { version: string }).version)
       .command(serveCommand)
       .command(hashPasswordCommand)
       .strict()
@@ -53,4 +55,5 @@ export async function main(argv: readonly string[]): Promise<void> {
   }
 }
 
+process.stderr.on('error', () => {}); // a closed stderr must not take the gateway down
 void main(process.argv);

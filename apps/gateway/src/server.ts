@@ -7,6 +7,7 @@
  * @module
  */
 import { createAggregator } from '@mcppipe/aggregator';
+import { McpPipeError } from '@mcppipe/errors';
 import { loadMcpJson, watchConfig } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
 import { createOAuthProvider } from '@mcppipe/oauth';
@@ -97,7 +98,15 @@ export async function startGateway(
   });
   aggregator.on('resource_updated', (uri) => app.gateway.hosts.aggregate?.notify.resourceUpdated(uri));
 
-  const address = await app.listen({ host: options.host, port: options.port });
+  const address = await app.listen({ host: options.host, port: options.port }).catch((err: unknown) => {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? 'the address is already in use' : (err as Error).message;
+    throw new McpPipeError(
+      'MCPP_CLI_LISTEN_FAILED',
+      `cannot listen on ${options.host}:${options.port}: ${why}; choose another with --port (or PORT)`,
+      { cause: err, data: { host: options.host, port: options.port, code } },
+    );
+  });
   logger.info(
     { address, publicUrl, servers: layout.upstreams.map((u) => u.name) },
     `gateway listening on ${address}`,

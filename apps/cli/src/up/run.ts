@@ -5,13 +5,13 @@ import { Supervisor } from '@mcppipe/supervisor';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { aggregatorPolicy } from '@mcppipe/upstream-state';
 import type { UpArgs } from '../commands/up.js';
-import { buildHttpServer } from '../httpServer.js';
+import { buildHttpServer, isLoopback } from '../httpServer.js';
 import { createLogger } from '../logger.js';
 import { Metrics } from '../metrics.js';
 import { resolveLayout } from './layout.js';
 import { printReady, printTable } from './report.js';
 import { warmLists } from './warm.js';
-import { parseHostPort, version } from './util.js';
+import { listenFailed, parseHostPort, version } from './util.js';
 
 /** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
 const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} };
@@ -24,6 +24,7 @@ const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} 
  */
 export async function runUp(args: UpArgs): Promise<void> {
   const logger = createLogger(args.logLevel, args.logFormat);
+  const metricsAt = args.metricsAddr ? parseHostPort(args.metricsAddr) : undefined;
   const policy = aggregatorPolicy();
   const layout = await resolveLayout(args, logger);
   const metrics = args.metricsAddr ? new Metrics() : undefined;
@@ -70,27 +71,39 @@ export async function runUp(args: UpArgs): Promise<void> {
     allowedHosts: args.allowedHosts,
     endpoints,
   });
-  const address = await app.listen({ host: args.host, port: args.port });
+  const address = await app.listen({ host: args.host, port: args.port }).catch((err: unknown) => {
+    throw listenFailed(err, { host: args.host, port: args.port, hint: '--port (or MCPPIPE_PORT)' });
+  });
   logger.info({ address }, 'listening');
-  const metricsServer = metrics && args.metricsAddr ? await metrics.listen(...parseHostPort(args.metricsAddr)) : undefined;
+  const metricsServer =
+    metrics && metricsAt
+      ? await metrics.listen(...metricsAt).catch((err: unknown) => {
+          throw listenFailed(err, { host: metricsAt[0], port: metricsAt[1], hint: '--metrics-addr HOST:PORT' });
+        })
+      : undefined;
+  if (metricsAt && !isLoopback(metricsAt[0])) logger.warn({ metricsAddr: args.metricsAddr }, 'metrics are served beyond loopback');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
-    const closing = app.close(); // stops accepting; resolves once every connection has ended
-    for (let waited = 0; app.inflight() > 0 && waited < 3_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
-    await Promise.allSettled(Object.values(endpoints).map((h) => h.close())); // ends sessions and their SSE streams
-    app.server.closeAllConnections();
-    await closing.catch(() => {});
-    metricsServer?.server.close();
-    await closeHub?.().catch(() => {});
-    await aggregator.close().catch(() => {});
-    await supervisor.stop();
-    logger.info({}, 'stopped');
-    logger.flush?.();
-    process.exit(0);
+    setTimeout(() => process.exit(1), 15_000).unref(); // a stuck child or connection cannot keep us alive
+    try {
+      logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
+      const closing = app.close(); // stops accepting; resolves once every connection has ended
+      for (let waited = 0; app.inflight() > 0 && waited < 3_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      await Promise.allSettled(Object.values(endpoints).map((h) => h.close())); // ends sessions and their SSE streams
+      app.server.closeAllConnections();
+      await closing.catch(() => {});
+      metricsServer?.server.close();
+      await closeHub?.().catch(() => {});
+      await aggregator.close().catch(() => {});
+      await supervisor.stop();
+      logger.info({}, 'stopped');
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    } finally {
+      process.exit(0);
+    }
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
   process.once('SIGTERM', () => void shutdown('SIGTERM'));

@@ -19,3 +19,26 @@ export function parseHostPort(value: string): [host: string, port: number] {
   }
   return [m[1].replace(/^\[|\]$/g, ''), port];
 }
+
+/**
+ * Turns a listen error into a message that says what to change.
+ *
+ * @param err - the error from `listen`
+ * @param where - `{ host, port, hint }`, e.g. `hint: '--port (or MCPPIPE_PORT)'`
+ * @returns McpPipeError `MCPP_CLI_LISTEN_FAILED` with the cause attached
+ */
+export function listenFailed(err: unknown, where: { host: string; port: number; hint: string }): McpPipeError {
+  const code = (err as NodeJS.ErrnoException).code;
+  const why =
+    code === 'EADDRINUSE'
+      ? 'the address is already in use'
+      : code === 'EACCES'
+        ? 'permission denied'
+        : code === 'EADDRNOTAVAIL'
+          ? 'the address is not available on this machine'
+          : (err as Error).message;
+  return new McpPipeError('MCPP_CLI_LISTEN_FAILED', `cannot listen on ${where.host}:${where.port}: ${why}; choose another with ${where.hint}`, {
+    cause: err,
+    data: { host: where.host, port: where.port, code },
+  });
+}

@@ -19,7 +19,7 @@ const field = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(
 const cookieOf = (res) => (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
 
 /** An access token for one endpoint, the way an agent obtains it (as test/e2e/src/gatewayProcess.ts does). */
-async function obtainToken(base, path) {
+export async function obtainToken(base, path, password = PASSWORD) {
   const redirectUri = 'http://127.0.0.1:53682/callback';
   const reg = await fetch(`${base}/register`, {
     method: 'POST',
@@ -61,7 +61,7 @@ async function obtainToken(base, path) {
   const login = await post('/authorize/login', cookieOf(loginPage), {
     csrf_token: field(loginHtml, 'csrf_token'),
     request_id: field(loginHtml, 'request_id'),
-    password: PASSWORD,
+    password,
   });
   if (login.status !== 303) throw new Error(`login: ${login.status} ${await login.text()}`);
   const cookie = cookieOf(login);
@@ -95,7 +95,7 @@ async function obtainToken(base, path) {
 }
 
 /** The same token with its signature corrupted: well-formed, right kid, fails Ed25519 verification. */
-function forge(token) {
+export function forge(token) {
   const [h, p, s] = token.split('.');
   const sig = Buffer.from(s, 'base64url');
   sig[0] ^= 0xff;
@@ -168,6 +168,16 @@ export async function gateway(cfg, log) {
         key: 'fastify-401',
         pid: fastify.pid,
         driver: drivers.refused({ port: fastify.port, path: '/401', status: 401, request: echo('echo') }),
+      },
+      {
+        key: 'fastify-401-close',
+        pid: fastify.pid,
+        driver: drivers.refused({
+          port: fastify.port,
+          path: '/401close',
+          status: 401,
+          request: echo('echo'),
+        }),
       },
       {
         key: 'gateway-401-no-token',
@@ -305,6 +315,28 @@ export function gatewayRows(s, r1) {
       baselineName: 'Fastify 401 route',
       ratio,
       ...(target ? { target: 'T7', limit: { min: 0.5 }, met: ratio >= 0.5 } : {}),
+    });
+  }
+  const fc = g['fastify-401-close'];
+  if (fc) {
+    rows.push({
+      id: 'R6',
+      what: 'context: Fastify 401 route closing the connection, c=16',
+      value: fc.c16PerSecond,
+      unit: 'req/s',
+      baseline: f.c16PerSecond,
+      baselineName: 'Fastify 401 route',
+      ratio: fc.c16PerSecond / f.c16PerSecond,
+    });
+    const bad = g['gateway-401-bad-signature'];
+    rows.push({
+      id: 'R6',
+      what: '401 rate, forged token, vs a Fastify 401 that also closes the connection',
+      value: bad.c16PerSecond,
+      unit: 'req/s',
+      baseline: fc.c16PerSecond,
+      baselineName: 'Fastify 401 + close',
+      ratio: bad.c16PerSecond / fc.c16PerSecond,
     });
   }
   const floor = r1?.['mcppipe-modern'];

@@ -5,6 +5,7 @@
 // RSS of the mcppipe process (upstream excluded) after the warm-up, at checkpoints, and after the run plus a short
 // idle pause, compared with the RSS after warm-up. Bounded by a count and a time budget; the count actually run is
 // reported (nothing is extrapolated).
+// Both RSS readings are taken after a forced full GC (RSS under load swings by ±25 MB with the collector's cycles).
 // RSS also counts heap the V8 collector keeps reserved and allocator fragmentation, so the live JavaScript heap is
 // measured too, after a forced full GC (through the inspector: `--inspect=127.0.0.1:0`, HeapProfiler.collectGarbage,
 // Runtime.getHeapUsage; a heap snapshot would inflate the RSS it is compared with). A leak of JS objects shows in
@@ -13,7 +14,7 @@ import { liveHeapBytes, openInspector } from '../lib/inspector.js';
 import { drivers, echoCheck, runLoad } from '../lib/loadgen.js';
 import { nodeCommand, referenceServerPath, startMcppipe } from '../lib/processes.js';
 import { rssBytes } from '../lib/proc.js';
-import { describeRun, sleep } from '../lib/util.js';
+import { describeRun, median, sleep } from '../lib/util.js';
 
 const MB = 2 ** 20;
 
@@ -24,6 +25,20 @@ async function liveHeapMB(mcppipe) {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * RSS swings by tens of MB with the collector's cycles under load, so both ends are read the same way: right after a
+ * full GC (liveHeapMB) and a short pause, as the median of five samples.
+ */
+async function settledRssMB(mcppipe) {
+  await sleep(500);
+  const samples = [];
+  for (let i = 0; i < 5; i++) {
+    samples.push(rssBytes(mcppipe.pid) / MB);
+    await sleep(100);
+  }
+  return median(samples);
 }
 
 async function grow(mcppipe, driver, cfg, log, label) {
@@ -38,8 +53,8 @@ async function grow(mcppipe, driver, cfg, log, label) {
   id += warm.calls;
   log(`  ${label} warm-up: ${describeRun(warm)}`);
   await sleep(cfg.memSettleMs);
-  const afterWarm = rssBytes(mcppipe.pid) / MB;
   const heapAfterWarm = await liveHeapMB(mcppipe);
+  const afterWarm = await settledRssMB(mcppipe);
   const checkpoints = [];
   const started = Date.now();
   let done = 0;
@@ -66,8 +81,8 @@ async function grow(mcppipe, driver, cfg, log, label) {
   }
   const seconds = (Date.now() - started) / 1000;
   await sleep(cfg.memSettleMs);
-  const after = rssBytes(mcppipe.pid) / MB;
   const heapAfter = await liveHeapMB(mcppipe);
+  const after = await settledRssMB(mcppipe);
   log(
     `  ${label}: ${done} in ${seconds.toFixed(1)} s (${errors} errors), RSS ${afterWarm.toFixed(1)} → ${after.toFixed(1)} MB, ` +
       `live heap ${heapAfterWarm.toFixed(1)} → ${heapAfter.toFixed(1)} MB`,

@@ -2,6 +2,7 @@
 // Baseline HTTP floors: a plain Fastify app with the same options mcppipe's Fastify app uses.
 //   POST /echo  parses the JSON-RPC body and answers `Echo: <message>` as a tools/call result would (R2)
 //   POST /401   answers 401 with a WWW-Authenticate header, like a bearer check that fails (R6)
+//   POST /401close  the same with `Connection: close` (context for R6: the gateway closes after an unread body)
 //
 //   node bench/src/servers/fastify-echo.js [--port 0]   → prints `listening <port>` on stdout
 import Fastify from 'fastify';
@@ -21,6 +22,17 @@ app.post('/echo', async (req) => {
 app.post('/401', async (_req, reply) =>
   reply
     .code(401)
+    .header(
+      'www-authenticate',
+      'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',
+    )
+    .send({ error: 'invalid_token' }),
+);
+// the same 401, closing the connection as the gateway does when it answers without reading the body
+app.post('/401close', async (_req, reply) =>
+  reply
+    .code(401)
+    .header('connection', 'close')
     .header(
       'www-authenticate',
       'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource"',

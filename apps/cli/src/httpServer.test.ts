@@ -58,3 +58,24 @@ describe('loopback Host and Origin validation (DNS-rebinding protection)', () =>
     expect((await post(a, { host: '127.0.0.1:8808', origin: 'https://other.example' })).statusCode).toBe(403);
   });
 });
+
+describe('CORS for browser clients', () => {
+  it('keeps the CORS headers on hijacked MCP responses and exposes Mcp-Session-Id', async () => {
+    const a = await app();
+    const res = await post(a, { host: '127.0.0.1:8808', origin: 'http://localhost:6274' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['access-control-allow-origin']).toBe('http://localhost:6274');
+    expect(String(res.headers['access-control-expose-headers'])).toContain('mcp-session-id');
+  });
+
+  it('answers a preflight with the MCP headers allowed', async () => {
+    const a = await app();
+    const res = await a.inject({
+      method: 'OPTIONS',
+      url: '/mcp',
+      headers: { host: '127.0.0.1:8808', origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-protocol-version, content-type' },
+    });
+    expect(res.statusCode).toBe(204);
+    expect(String(res.headers['access-control-allow-headers'])).toContain('mcp-protocol-version');
+  });
+});

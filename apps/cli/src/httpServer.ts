@@ -118,6 +118,10 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpFa
       method: ['GET', 'POST', 'DELETE'],
       url: path,
       handler: async (req, reply) => {
+        // hijack() bypasses Fastify's reply, so carry over what its hooks set (CORS headers) onto the raw response
+        for (const [name, value] of Object.entries(reply.getHeaders())) {
+          if (value !== undefined) reply.raw.setHeader(name, value);
+        }
         reply.hijack();
         if (req.method === 'POST') {
           inflight++;

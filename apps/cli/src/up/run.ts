@@ -37,6 +37,9 @@ export async function runUp(args: UpArgs): Promise<void> {
   });
   // the supervisor logs every transition itself; here they only feed the metrics
   if (metrics) supervisor.on('state_changed', (e) => metrics.onStateChanged(e));
+  logger.info({ upstreams: layout.upstreams.map((u) => u.name), mode: layout.mode }, `starting ${layout.upstreams.length} upstream(s)`);
+  const started = Date.now();
+  const upstreamsStarted = supervisor.start(); // overlaps the HTTP setup below; never rejects for one upstream
   const registry: UpstreamRegistry = metrics ? metrics.meter(supervisor) : supervisor;
   const serverInfo = { name: 'mcppipe', version };
   const aggregator = createAggregator({ registry, mode: layout.mode, serverInfo, logger: logger.child({ component: 'aggregator' }) });
@@ -71,7 +74,8 @@ export async function runUp(args: UpArgs): Promise<void> {
     allowedHosts: args.allowedHosts,
     endpoints,
   });
-  const address = await app.listen({ host: args.host, port: args.port }).catch((err: unknown) => {
+  const address = await app.listen({ host: args.host, port: args.port }).catch(async (err: unknown) => {
+    await supervisor.stop(); // the upstreams were already starting: leave no child behind
     throw listenFailed(err, { host: args.host, port: args.port, hint: '--port (or MCPPIPE_PORT)' });
   });
   logger.info({ address }, 'listening');
@@ -109,9 +113,7 @@ export async function runUp(args: UpArgs): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   const url = `${address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]')}/mcp`;
-  logger.info({ upstreams: layout.upstreams.map((u) => u.name), mode: layout.mode }, `starting ${layout.upstreams.length} upstream(s)`);
-  const started = Date.now();
-  await supervisor.start();
+  await upstreamsStarted;
   await warmLists(aggregator);
   printTable(supervisor, aggregator, started);
   printReady(url, { hub: args.hub, metrics: metricsServer?.address, mode: layout.mode });

@@ -6,6 +6,7 @@ it('exports exactly the public API', () => {
     'REQUEST_TIMEOUT_CODE',
     'UPSTREAM_UNAVAILABLE_CODE',
     'createAggregator',
+    'listenStreamSubscriptions',
     'toJsonRpcError',
   ]);
 });

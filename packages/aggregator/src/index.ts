@@ -5,6 +5,7 @@
  * @module
  */
 export { createAggregator } from './aggregator.js';
+export { listenStreamSubscriptions } from './listenHold.js';
 export { toJsonRpcError, REQUEST_TIMEOUT_CODE, UPSTREAM_UNAVAILABLE_CODE } from './errors.js';
 export type { UpstreamUnavailableData } from './errors.js';
 export type {

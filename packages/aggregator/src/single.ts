@@ -12,11 +12,17 @@ type Obj = Record<string, unknown>;
 
 /** The one upstream of a single-mode registry. */
 export function singleUpstream(core: Core): string {
+  // per request: remember the one name instead of building every snapshot again (single mode never re-lays out)
+  const known = singleNames.get(core);
+  if (known !== undefined) return known;
   const [only] = core.registry.list();
   if (only === undefined)
     throw new ProtocolError(ProtocolErrorCode.InternalError, 'no upstream is configured');
+  singleNames.set(core, only.name);
   return only.name;
 }
+
+const singleNames = new WeakMap<Core, string>();
 
 /**
  * Answers one agent request in single mode: everything is forwarded as is.

@@ -128,3 +128,42 @@ describe('createMcpHttpHost', () => {
     expect(get.status).toBe(405);
   });
 });
+
+describe('resource subscriptions of 2026-07-28 listen streams', () => {
+  it('tells the host which URIs a listen stream wants and releases them when it closes', async () => {
+    const held: string[][] = [];
+    let released = 0;
+    const host = createMcpHttpHost(
+      () => {
+        const server = new Server({ name: 'r', version: '1' }, { capabilities: { resources: { subscribe: true } } });
+        server.setRequestHandler('resources/list', () => ({ resources: [] }));
+        return server;
+      },
+      {
+        onResourceSubscriptions: (uris) => {
+          held.push(uris);
+          return () => {
+            released++;
+          };
+        },
+      },
+    );
+    const http = createServer((req, res) => void host.handle(req, res));
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    cleanups.push(async () => {
+      await host.close();
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    });
+    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+    const client = new Client({ name: 'v2', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await client.connect(new StreamableHTTPClientTransport(url));
+    cleanups.push(() => client.close());
+    const sub = await client.listen({ resourceSubscriptions: ['demo://a', 'demo://b'] });
+    expect(held).toEqual([['demo://a', 'demo://b']]);
+    expect(released).toBe(0);
+    await sub.close();
+    for (let i = 0; i < 100 && released === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(released).toBe(1);
+  });
+});

@@ -41,6 +41,16 @@ function isLegacyPost(req: HostRequest, body: unknown): boolean {
   return outcome.kind === 'legacy';
 }
 
+/** The `resourceSubscriptions` URIs of a 2026-07-28 `subscriptions/listen` request, if it asks for any. */
+function listenedResources(body: unknown): string[] | undefined {
+  const msg = body as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | null;
+  if (msg?.method !== 'subscriptions/listen') return undefined;
+  const uris = msg.params?.notifications?.resourceSubscriptions;
+  if (!Array.isArray(uris)) return undefined;
+  const strings = uris.filter((u): u is string => typeof u === 'string');
+  return strings.length > 0 ? strings : undefined;
+}
+
 /**
  * Creates a Streamable HTTP host serving both protocol eras on one endpoint (DESIGN.md "The SDK line and
  * the two protocol eras"): 2025-era requests go to sessionful transports kept in a bounded session table
@@ -67,6 +77,7 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
     maxRequestBodySize = 4 * 1024 * 1024,
     keepAliveMs = 15_000,
     logger = silent,
+    onResourceSubscriptions,
   } = options;
   const onerror = (error: Error) => logger.debug({ err: error.message }, 'mcp transport error');
   const modern = createMcpHandler(factory, {
@@ -121,7 +132,10 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
       sendJsonRpcError(res, e.status ?? 400, { code: e.rpcCode ?? -32700, message: e.message });
       return;
     }
-    if (stateless) return modernNode(req, res, body);
+    if (stateless) {
+      if (onResourceSubscriptions) await holdSubscriptions(res, body, onResourceSubscriptions);
+      return modernNode(req, res, body);
+    }
 
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
@@ -146,7 +160,23 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
       sendJsonRpcError(res, 400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
       return;
     }
+    if (onResourceSubscriptions) await holdSubscriptions(res, body, onResourceSubscriptions);
     return modernNode(req, res, body);
+  }
+
+  async function holdSubscriptions(
+    res: ServerResponse,
+    body: unknown,
+    hold: NonNullable<McpHttpHostOptions['onResourceSubscriptions']>,
+  ): Promise<void> {
+    const uris = listenedResources(body);
+    if (!uris) return;
+    try {
+      const release = await hold(uris);
+      res.once('close', () => void Promise.resolve(release()).catch(() => {}));
+    } catch (err) {
+      logger.warn({ err: (err as Error).message, uris }, 'resource subscription for a listen stream failed');
+    }
   }
 
   async function close(): Promise<void> {

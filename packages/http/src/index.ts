@@ -4,7 +4,14 @@
  * @module
  */
 export { createMcpHttpHost } from './host.js';
-export type { HostRequest, Logger, McpHttpHost, McpHttpHostOptions, McpServerFactory } from './types.js';
+export type {
+  HostRequest,
+  Logger,
+  McpHttpHost,
+  McpHttpHostOptions,
+  McpServerFactory,
+  ReleaseSubscriptions,
+} from './types.js';
 export { SessionTable } from './sessionTable.js';
 export type { SessionEntry } from './sessionTable.js';
 export { isInitializeBody, readJsonBody, sendJsonRpcError, BodyError } from './body.js';

@@ -27,7 +27,17 @@ export interface McpHttpHostOptions {
   keepAliveMs?: number;
   /** Logger (default: silent). */
   logger?: Logger;
+  /**
+   * Called when a 2026-07-28 client opens a `subscriptions/listen` stream asking for resource updates
+   * (`notifications.resourceSubscriptions`), with those URIs. The SDK filters `resource_updated` events per
+   * stream but does not tell the server which URIs a stream wants, so a host that must subscribe upstream (an
+   * aggregator) does it here. The returned function runs once, when the stream closes.
+   */
+  onResourceSubscriptions?: (uris: string[]) => Promise<ReleaseSubscriptions> | ReleaseSubscriptions;
 }
+
+/** Ends what {@link McpHttpHostOptions.onResourceSubscriptions} started. */
+export type ReleaseSubscriptions = () => Promise<void> | void;
 
 /** A Node request that may carry verified auth info from a preceding middleware. */
 export type HostRequest = IncomingMessage & { auth?: AuthInfo };

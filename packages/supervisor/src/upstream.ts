@@ -157,6 +157,7 @@ export class SupervisedUpstream {
   snapshot(): UpstreamSnapshot {
     const conn = this.#conn;
     const live = conn !== undefined && this.#lifecycle.phase === 'available';
+    const lastStderr = this.#lastStderr;
     return {
       name: this.name,
       spec: this.spec,
@@ -174,7 +175,10 @@ export class SupervisedUpstream {
       generation: this.#generation,
       connectedVia: conn?.via,
       retryAfterMs: this.#lifecycle.retryAfterMs(),
-      stderrTail: conn ? conn.stderrLines(20) : [...this.#lastStderr],
+      // built only when read: snapshots are taken on the request path
+      get stderrTail() {
+        return conn ? conn.stderrLines(20) : [...lastStderr];
+      },
     };
   }
 

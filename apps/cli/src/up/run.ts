@@ -1,4 +1,4 @@
-import { createAggregator } from '@mcppipe/aggregator';
+import { createAggregator, listenStreamSubscriptions } from '@mcppipe/aggregator';
 import { createMcpHttpHost } from '@mcppipe/http';
 import type { McpHttpHost } from '@mcppipe/http';
 import { Supervisor } from '@mcppipe/supervisor';
@@ -51,7 +51,10 @@ export async function runUp(args: UpArgs): Promise<void> {
     maxRequestBodySize: args.bodyLimit,
     logger: logger.child({ component: 'http' }),
   };
-  const mcp = createMcpHttpHost(aggregator.createServer, hostOptions);
+  const mcp = createMcpHttpHost(aggregator.createServer, {
+    ...hostOptions,
+    onResourceSubscriptions: listenStreamSubscriptions(aggregator),
+  });
   aggregator.on('list_changed', (kind) => {
     if (kind === 'tools') mcp.notify.toolsChanged();
     else if (kind === 'prompts') mcp.notify.promptsChanged();

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { listenStreamSubscriptions } from '@mcppipe/aggregator';
+import type { Aggregator } from '@mcppipe/aggregator';
 import { createMcpHttpHost } from '@mcppipe/http';
 import type { McpHttpHost } from '@mcppipe/http';
 import type { UpstreamNotificationEvent, UpstreamRegistry } from '@mcppipe/supervisor';
@@ -16,7 +18,8 @@ import { createProxyServer } from './proxyServer.js';
 export interface EndpointHostsOptions {
   registry: UpstreamRegistry;
   hub?: McpEndpoint;
-  aggregate?: McpEndpoint;
+  /** The aggregate; with `subscribeResource`, 2026 listen streams hold upstream resource subscriptions. */
+  aggregate?: McpEndpoint & Partial<Pick<Aggregator, 'subscribeResource'>>;
   bodyLimit: number;
   proxyTimeoutMs: number;
   logger: Logger;
@@ -35,7 +38,15 @@ export class EndpointHosts {
   constructor(private readonly options: EndpointHostsOptions) {
     const hostOptions = { stateless: true, maxRequestBodySize: options.bodyLimit, logger: options.logger };
     this.hub = options.hub && createMcpHttpHost(options.hub.createServer, hostOptions);
-    this.aggregate = options.aggregate && createMcpHttpHost(options.aggregate.createServer, hostOptions);
+    this.aggregate =
+      options.aggregate &&
+      createMcpHttpHost(options.aggregate.createServer, {
+        ...hostOptions,
+        // 2026-07-28 listen streams that ask for resource updates hold the upstream subscription while open
+        ...(options.aggregate.subscribeResource && {
+          onResourceSubscriptions: listenStreamSubscriptions(options.aggregate as Pick<Aggregator, 'subscribeResource'>),
+        }),
+      });
     options.registry.on('notification', this.#onNotification);
     options.registry.on('layout_changed', this.#onLayout);
   }

@@ -41,7 +41,11 @@ export default tseslint.config(
       'max-params': ['error', 3],
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['@mcppipe/*/src', '@mcppipe/*/src/*'], message: 'Import the package, not its src.' }] },
+        {
+          patterns: [
+            { group: ['@mcppipe/*/src', '@mcppipe/*/src/*'], message: 'Import the package, not its src.' },
+          ],
+        },
       ],
     },
   },

@@ -11,7 +11,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 
 const require = createRequire(import.meta.url);
 const here = dirname(fileURLToPath(import.meta.url));
-const serverPath = (name) => join(dirname(require.resolve(`@modelcontextprotocol/server-${name}/package.json`)), 'dist', 'index.js');
+const serverPath = (name) =>
+  join(dirname(require.resolve(`@modelcontextprotocol/server-${name}/package.json`)), 'dist', 'index.js');
 const q = (s) => `'${s.replaceAll("'", `'\\''`)}'`; // shell-words quoting for the TOML stdio strings
 const tomlString = (s) => JSON.stringify(s);
 
@@ -36,9 +37,13 @@ writeFileSync(
 
 const port = process.env.MCPPIPE_PORT ?? '8808';
 const cli = join(here, '..', 'apps', 'cli', 'dist', 'cli.js');
-const child = spawn(process.execPath, [cli, 'up', '--upstreams-file', layout, '--port', port, '--log-format', 'pretty'], {
-  stdio: ['ignore', 'inherit', 'pipe'],
-});
+const child = spawn(
+  process.execPath,
+  [cli, 'up', '--upstreams-file', layout, '--port', port, '--log-format', 'pretty'],
+  {
+    stdio: ['ignore', 'inherit', 'pipe'],
+  },
+);
 let stderr = '';
 const ready = new Promise((resolve, reject) => {
   child.stderr.on('data', (chunk) => {
@@ -67,12 +72,24 @@ for (const t of tools) {
   const { upstream } = splitName(t.name);
   byUpstream.set(upstream, [...(byUpstream.get(upstream) ?? []), t]);
 }
-for (const [up, list] of byUpstream) say(`${up}: ${list.length} tools (${list.slice(0, 4).map((t) => t.name).join(', ')}, …)`);
+for (const [up, list] of byUpstream)
+  say(
+    `${up}: ${list.length} tools (${list
+      .slice(0, 4)
+      .map((t) => t.name)
+      .join(', ')}, …)`,
+  );
 
 const text = (r) => r.content?.find((c) => c.type === 'text')?.text ?? JSON.stringify(r);
-say(`\neverything__echo → ${text(await client.callTool({ name: 'everything__echo', arguments: { message: 'hello through mcppipe' } }))}`);
-say(`memory__read_graph → ${text(await client.callTool({ name: 'memory__read_graph', arguments: {} })).replace(/\s+/g, ' ')}`);
-say(`filesystem__list_allowed_directories → ${text(await client.callTool({ name: 'filesystem__list_allowed_directories', arguments: {} }))}`);
+say(
+  `\neverything__echo → ${text(await client.callTool({ name: 'everything__echo', arguments: { message: 'hello through mcppipe' } }))}`,
+);
+say(
+  `memory__read_graph → ${text(await client.callTool({ name: 'memory__read_graph', arguments: {} })).replace(/\s+/g, ' ')}`,
+);
+say(
+  `filesystem__list_allowed_directories → ${text(await client.callTool({ name: 'filesystem__list_allowed_directories', arguments: {} }))}`,
+);
 
 const { resources } = await client.listResources();
 if (resources[0]) {

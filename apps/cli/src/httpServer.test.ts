@@ -20,13 +20,23 @@ afterEach(async () => {
 });
 
 async function app(options: { allowedHosts?: string[]; allowedOrigins?: string[] } = {}) {
-  const a = await buildHttpServer({ host: '127.0.0.1', bodyLimit: 1024, endpoints: { '/mcp': okHost }, ...options });
+  const a = await buildHttpServer({
+    host: '127.0.0.1',
+    bodyLimit: 1024,
+    endpoints: { '/mcp': okHost },
+    ...options,
+  });
   apps.push(a);
   return a;
 }
 
 const post = (a: McpFastify, headers: Record<string, string>) =>
-  a.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', ...headers }, payload: '{}' });
+  a.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: '{}',
+  });
 
 describe('loopback Host and Origin validation (DNS-rebinding protection)', () => {
   it('lets loopback hosts and origins through, repeatedly (memoized) and with ports', async () => {
@@ -35,7 +45,9 @@ describe('loopback Host and Origin validation (DNS-rebinding protection)', () =>
       for (const host of ['127.0.0.1:8808', 'localhost:8808', 'localhost', '[::1]:8808']) {
         expect((await post(a, { host })).statusCode).toBe(200);
       }
-      expect((await post(a, { host: '127.0.0.1:8808', origin: 'http://localhost:5173' })).statusCode).toBe(200);
+      expect((await post(a, { host: '127.0.0.1:8808', origin: 'http://localhost:5173' })).statusCode).toBe(
+        200,
+      );
     }
   });
 
@@ -44,10 +56,16 @@ describe('loopback Host and Origin validation (DNS-rebinding protection)', () =>
     for (let i = 0; i < 3; i++) {
       const host = await post(a, { host: 'evil.example:8808' });
       expect(host.statusCode).toBe(403);
-      expect(host.json()).toEqual({ jsonrpc: '2.0', error: { code: -32000, message: 'Forbidden: Host "evil.example:8808" is not allowed' }, id: null });
+      expect(host.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Forbidden: Host "evil.example:8808" is not allowed' },
+        id: null,
+      });
       const origin = await post(a, { host: '127.0.0.1:8808', origin: 'http://evil.example' });
       expect(origin.statusCode).toBe(403);
-      expect(origin.json()).toMatchObject({ error: { message: 'Forbidden: Origin "http://evil.example" is not allowed' } });
+      expect(origin.json()).toMatchObject({
+        error: { message: 'Forbidden: Origin "http://evil.example" is not allowed' },
+      });
     }
   });
 
@@ -73,7 +91,12 @@ describe('CORS for browser clients', () => {
     const res = await a.inject({
       method: 'OPTIONS',
       url: '/mcp',
-      headers: { host: '127.0.0.1:8808', origin: 'http://localhost:6274', 'access-control-request-method': 'POST', 'access-control-request-headers': 'mcp-protocol-version, content-type' },
+      headers: {
+        host: '127.0.0.1:8808',
+        origin: 'http://localhost:6274',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'mcp-protocol-version, content-type',
+      },
     });
     expect(res.statusCode).toBe(204);
     expect(String(res.headers['access-control-allow-headers'])).toContain('mcp-protocol-version');

@@ -36,7 +36,10 @@ function hostnameOf(value: string): string | undefined {
 }
 
 /** A bounded memo of a pure string function (Host and Origin values repeat on every request of a client). */
-function memoized(fn: (value: string) => string | undefined, max = 256): (value: string) => string | undefined {
+function memoized(
+  fn: (value: string) => string | undefined,
+  max = 256,
+): (value: string) => string | undefined {
   const cache = new Map<string, string | undefined>();
   return (value) => {
     if (cache.has(value)) return cache.get(value);
@@ -99,17 +102,30 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpFa
       cb(null, o !== undefined && loopbackNames.has(o));
     },
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: ['content-type', 'accept', 'authorization', 'mcp-session-id', 'mcp-protocol-version', 'mcp-method', 'last-event-id'],
+    allowedHeaders: [
+      'content-type',
+      'accept',
+      'authorization',
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'mcp-method',
+      'last-event-id',
+    ],
     exposedHeaders: ['mcp-session-id', 'mcp-protocol-version'],
   });
   app.setErrorHandler((err: { code?: string; statusCode?: number; message: string }, _req, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.code(413).send(rpcError(-32600, `Request body exceeds ${options.bodyLimit} bytes`));
     }
-    if (err.statusCode === 400 || err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+    if (
+      err.statusCode === 400 ||
+      err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+    ) {
       return reply.code(400).send(rpcError(-32700, `Parse error: ${err.message}`));
     }
-    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return reply.code(415).send(rpcError(-32000, err.message));
+    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+      return reply.code(415).send(rpcError(-32000, err.message));
     return reply.code(err.statusCode ?? 500).send(rpcError(-32603, 'Internal error'));
   });
   let inflight = 0;

@@ -33,7 +33,12 @@ export function createLogger(level: LogLevel, format: 'pretty' | 'json'): pino.L
   const destination = pino.destination({ fd: 2, sync: false });
   destination.on('error', () => {});
   if (format === 'pretty') {
-    const stream = pretty({ destination, colorize: process.stderr.isTTY, ignore: 'pid,hostname', singleLine: true });
+    const stream = pretty({
+      destination,
+      colorize: process.stderr.isTTY,
+      ignore: 'pid,hostname',
+      singleLine: true,
+    });
     stream.on('error', () => {});
     return pino(options, stream);
   }

@@ -32,7 +32,8 @@ export async function main(argv: readonly string[]): Promise<void> {
       .parseAsync();
   } catch (err) {
     if (isMcpPipeError(err)) {
-      const usage = err.code.startsWith('MCPP_CFG_') || err.code.startsWith('MCPP_NS_') || err.code === 'MCPP_CLI_USAGE';
+      const usage =
+        err.code.startsWith('MCPP_CFG_') || err.code.startsWith('MCPP_NS_') || err.code === 'MCPP_CLI_USAGE';
       process.stderr.write(`mcppipe: ${err.message}\n`);
       const problems = (err.data as { errors?: unknown } | undefined)?.errors;
       // the list adds something only when it holds more than the message already says

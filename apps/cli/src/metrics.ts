@@ -11,12 +11,43 @@ const listMethods = new Set(['tools/list', 'prompts/list', 'resources/list', 're
 /** Prometheus metrics of `mcppipe up` (DESIGN.md A9). */
 export class Metrics {
   readonly registry = new Registry();
-  readonly #phase = new Gauge({ name: 'mcppipe_upstream_phase', help: '1 for the current lifecycle phase of each upstream', labelNames: ['upstream', 'phase'], registers: [this.registry] });
-  readonly #recoveries = new Counter({ name: 'mcppipe_upstream_recoveries_total', help: 'Returns to available after recovering', labelNames: ['upstream'], registers: [this.registry] });
-  readonly #transitions = new Counter({ name: 'mcppipe_upstream_transitions_total', help: 'Lifecycle transitions by target phase', labelNames: ['upstream', 'to'], registers: [this.registry] });
-  readonly #fanout = new Counter({ name: 'mcppipe_fanout_requests_total', help: 'List requests fanned out to upstreams', labelNames: ['upstream', 'method'], registers: [this.registry] });
-  readonly #calls = new Counter({ name: 'mcppipe_calls_total', help: 'Routed calls by upstream, method, tool and outcome', labelNames: ['upstream', 'method', 'tool', 'outcome'], registers: [this.registry] });
-  readonly #latency = new Histogram({ name: 'mcppipe_call_duration_seconds', help: 'Routed call latency', labelNames: ['upstream', 'method', 'tool'], buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30], registers: [this.registry] });
+  readonly #phase = new Gauge({
+    name: 'mcppipe_upstream_phase',
+    help: '1 for the current lifecycle phase of each upstream',
+    labelNames: ['upstream', 'phase'],
+    registers: [this.registry],
+  });
+  readonly #recoveries = new Counter({
+    name: 'mcppipe_upstream_recoveries_total',
+    help: 'Returns to available after recovering',
+    labelNames: ['upstream'],
+    registers: [this.registry],
+  });
+  readonly #transitions = new Counter({
+    name: 'mcppipe_upstream_transitions_total',
+    help: 'Lifecycle transitions by target phase',
+    labelNames: ['upstream', 'to'],
+    registers: [this.registry],
+  });
+  readonly #fanout = new Counter({
+    name: 'mcppipe_fanout_requests_total',
+    help: 'List requests fanned out to upstreams',
+    labelNames: ['upstream', 'method'],
+    registers: [this.registry],
+  });
+  readonly #calls = new Counter({
+    name: 'mcppipe_calls_total',
+    help: 'Routed calls by upstream, method, tool and outcome',
+    labelNames: ['upstream', 'method', 'tool', 'outcome'],
+    registers: [this.registry],
+  });
+  readonly #latency = new Histogram({
+    name: 'mcppipe_call_duration_seconds',
+    help: 'Routed call latency',
+    labelNames: ['upstream', 'method', 'tool'],
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -26,7 +57,8 @@ export class Metrics {
   onStateChanged(event: StateChangedEvent): void {
     for (const p of phases) this.#phase.set({ upstream: event.upstream, phase: p }, p === event.to ? 1 : 0);
     this.#transitions.inc({ upstream: event.upstream, to: event.to });
-    if (event.from === 'recovering' && event.to === 'available') this.#recoveries.inc({ upstream: event.upstream });
+    if (event.from === 'recovering' && event.to === 'available')
+      this.#recoveries.inc({ upstream: event.upstream });
   }
 
   /** Sets the phase gauge for an upstream without a transition (at startup). */

@@ -42,5 +42,12 @@ export function renderTable(rows: readonly UpstreamRow[], maxErrorWidth = 60): s
     ),
   ];
   const widths = keys.map((_, i) => Math.max(...cells.map((c) => (c[i] ?? '').length)));
-  return cells.map((c) => c.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd()).join('\n');
+  return cells
+    .map((c) =>
+      c
+        .map((v, i) => v.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

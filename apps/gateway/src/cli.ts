@@ -28,7 +28,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   try {
     await yargs(hideBin([...argv]))
       .scriptName('mcppipe-gateway')
-      .version((createRequire(import.meta.url)('@mcppipe/gateway/package.json') as { version: string }).version)
+      .version(
+        (createRequire(import.meta.url)('@mcppipe/gateway/package.json') as { version: string }).version,
+      )
       .command(serveCommand)
       .command(hashPasswordCommand)
       .strict()

@@ -3,4 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseErrorCodeDocs, renderErrorCodeDocs } from '../dist/index.js';
 
 const source = readFileSync(new URL('../src/codes.ts', import.meta.url), 'utf8');
-writeFileSync(new URL('../../../docs/errors.md', import.meta.url), renderErrorCodeDocs(parseErrorCodeDocs(source)));
+writeFileSync(
+  new URL('../../../docs/errors.md', import.meta.url),
+  renderErrorCodeDocs(parseErrorCodeDocs(source)),
+);

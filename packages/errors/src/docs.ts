@@ -43,6 +43,7 @@ export function renderErrorCodeDocs(docs: readonly ErrorCodeDoc[]): string {
     '| code | package | meaning |',
     '| --- | --- | --- |',
   ];
-  for (const d of docs) lines.push(`| \`${d.code}\` | \`${d.pkg}\` | ${d.description.replace(/\|/g, '\\|')} |`);
+  for (const d of docs)
+    lines.push(`| \`${d.code}\` | \`${d.pkg}\` | ${d.description.replace(/\|/g, '\\|')} |`);
   return `${lines.join('\n')}\n`;
 }

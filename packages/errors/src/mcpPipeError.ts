@@ -45,10 +45,7 @@ export class McpPipeError<C extends McpPipeErrorCode = McpPipeErrorCode, D = unk
  * @param code - when given, the code the error must carry
  * @returns whether `err` is such an error
  */
-export function isMcpPipeError<C extends McpPipeErrorCode>(
-  err: unknown,
-  code?: C,
-): err is McpPipeError<C> {
+export function isMcpPipeError<C extends McpPipeErrorCode>(err: unknown, code?: C): err is McpPipeError<C> {
   return err instanceof McpPipeError && (code === undefined || err.code === code);
 }
 

@@ -135,7 +135,10 @@ describe('resource subscriptions of 2026-07-28 listen streams', () => {
     let released = 0;
     const host = createMcpHttpHost(
       () => {
-        const server = new Server({ name: 'r', version: '1' }, { capabilities: { resources: { subscribe: true } } });
+        const server = new Server(
+          { name: 'r', version: '1' },
+          { capabilities: { resources: { subscribe: true } } },
+        );
         server.setRequestHandler('resources/list', () => ({ resources: [] }));
         return server;
       },

@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toWebRequest } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { McpServer, Server } from '@modelcontextprotocol/server';
-import type { BodyError} from './body.js';
+import type { BodyError } from './body.js';
 import { isInitializeBody, readJsonBody, sendJsonRpcError } from './body.js';
 import { DirectPosts } from './directPost.js';
 import { createNodeHandler } from './nodeHandler.js';
@@ -43,7 +43,10 @@ function isLegacyPost(req: HostRequest, body: unknown): boolean {
 
 /** The `resourceSubscriptions` URIs of a 2026-07-28 `subscriptions/listen` request, if it asks for any. */
 function listenedResources(body: unknown): string[] | undefined {
-  const msg = body as { method?: unknown; params?: { notifications?: { resourceSubscriptions?: unknown } } } | null;
+  const msg = body as {
+    method?: unknown;
+    params?: { notifications?: { resourceSubscriptions?: unknown } };
+  } | null;
   if (msg?.method !== 'subscriptions/listen') return undefined;
   const uris = msg.params?.notifications?.resourceSubscriptions;
   if (!Array.isArray(uris)) return undefined;
@@ -154,7 +157,9 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
     }
     const legacy =
       body === undefined
-        ? await isLegacyRequest(await toWebRequest(req, body, { maxRequestBodySize }), body, { maxRequestBodySize })
+        ? await isLegacyRequest(await toWebRequest(req, body, { maxRequestBodySize }), body, {
+            maxRequestBodySize,
+          })
         : isLegacyPost(req, body);
     if (legacy) {
       sendJsonRpcError(res, 400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });

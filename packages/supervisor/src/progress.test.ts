@@ -11,7 +11,14 @@ afterEach(async () => {
 describe('progress from the transport tap', () => {
   it('delivers every progress notification, including one that arrives with the result, under the caller', async () => {
     sup = new Supervisor({
-      upstreams: [{ name: 'everything', transport: 'stdio', command: process.execPath, args: [referenceServerPath('everything')] }],
+      upstreams: [
+        {
+          name: 'everything',
+          transport: 'stdio',
+          command: process.execPath,
+          args: [referenceServerPath('everything')],
+        },
+      ],
     });
     await sup.start();
     // several runs: the race in the SDK client drops the last event in most runs without the tap
@@ -19,7 +26,10 @@ describe('progress from the transport tap', () => {
       const seen: number[] = [];
       const result = await sup.request(
         'everything',
-        { method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 4 } } },
+        {
+          method: 'tools/call',
+          params: { name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 4 } },
+        },
         { onprogress: (p) => seen.push(p.progress), resetTimeoutOnProgress: true, timeoutMs: 10_000 },
       );
       expect(JSON.stringify(result)).toContain('Long running operation completed');
@@ -29,13 +39,23 @@ describe('progress from the transport tap', () => {
 
   it('resets the timeout on progress and times out without it', async () => {
     sup = new Supervisor({
-      upstreams: [{ name: 'everything', transport: 'stdio', command: process.execPath, args: [referenceServerPath('everything')] }],
+      upstreams: [
+        {
+          name: 'everything',
+          transport: 'stdio',
+          command: process.execPath,
+          args: [referenceServerPath('everything')],
+        },
+      ],
     });
     await sup.start();
     const call = (reset: boolean) =>
       sup!.request(
         'everything',
-        { method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 1.5, steps: 10 } } },
+        {
+          method: 'tools/call',
+          params: { name: 'trigger-long-running-operation', arguments: { duration: 1.5, steps: 10 } },
+        },
         { onprogress: () => {}, resetTimeoutOnProgress: reset, timeoutMs: 700 },
       );
     await expect(call(true)).resolves.toBeDefined(); // 150 ms between events, 1.5 s in all

@@ -9,13 +9,22 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { fixturePath, freePort, isPidAlive, referenceServerPath, startCli, waitFor } from '@mcppipe/test-utils';
+import {
+  fixturePath,
+  freePort,
+  isPidAlive,
+  referenceServerPath,
+  startCli,
+  waitFor,
+} from '@mcppipe/test-utils';
 import type { RunningCli } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const node = (script: string, ...args: string[]) => [process.execPath, script, ...args].map((a) => JSON.stringify(a)).join(' ');
+const node = (script: string, ...args: string[]) =>
+  [process.execPath, script, ...args].map((a) => JSON.stringify(a)).join(' ');
 const text = (r: unknown) =>
-  ((r as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === 'text')?.text ?? '';
+  ((r as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === 'text')
+    ?.text ?? '';
 
 /** Every descendant pid of `pid` (from /proc). */
 function descendants(pid: number): number[] {
@@ -23,7 +32,11 @@ function descendants(pid: number): number[] {
   const walk = (p: number) => {
     let kids: number[] = [];
     try {
-      kids = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      kids = readFileSync(`/proc/${p}/task/${p}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map(Number);
     } catch {
       return;
     }
@@ -42,20 +55,36 @@ const probeLog = join(mkdtempSync(join(tmpdir(), 'mcppipe-e2e-')), 'probe.log');
 
 beforeAll(async () => {
   const port = await freePort();
-  web = spawn(process.execPath, ['--import', fixturePath('loopback-preload.mjs'), referenceServerPath('everything'), 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: 'ignore',
-  });
+  web = spawn(
+    process.execPath,
+    ['--import', fixturePath('loopback-preload.mjs'), referenceServerPath('everything'), 'streamableHttp'],
+    {
+      env: { ...process.env, PORT: String(port) },
+      stdio: 'ignore',
+    },
+  );
   const webUrl = `http://127.0.0.1:${port}/mcp`;
-  await waitFor(async () => (await fetch(webUrl, { method: 'GET' }).catch(() => undefined)) !== undefined, { timeoutMs: 30_000, message: 'server-everything over HTTP' });
+  await waitFor(async () => (await fetch(webUrl, { method: 'GET' }).catch(() => undefined)) !== undefined, {
+    timeoutMs: 30_000,
+    message: 'server-everything over HTTP',
+  });
   cli = await startCli(
     [
-      '--stdio', `everything=${node(referenceServerPath('everything'))}`,
-      '--stdio', `memory=${node(referenceServerPath('memory'))}`,
-      '--stdio', `probe=${node(fixturePath('e2e-probe.mjs'))}`,
-      '--upstream', `web=${webUrl}`,
+      '--stdio',
+      `everything=${node(referenceServerPath('everything'))}`,
+      '--stdio',
+      `memory=${node(referenceServerPath('memory'))}`,
+      '--stdio',
+      `probe=${node(fixturePath('e2e-probe.mjs'))}`,
+      '--upstream',
+      `web=${webUrl}`,
     ],
-    { env: { PROBE_LOG: probeLog, MEMORY_FILE_PATH: join(tmpdir(), `mcppipe-e2e-memory-${process.pid}.jsonl`) } },
+    {
+      env: {
+        PROBE_LOG: probeLog,
+        MEMORY_FILE_PATH: join(tmpdir(), `mcppipe-e2e-memory-${process.pid}.jsonl`),
+      },
+    },
   );
 });
 
@@ -80,7 +109,8 @@ describe('mcppipe up over real upstreams', () => {
     const c = await legacyClient();
     const { tools } = await c.listTools();
     const names = tools.map((t) => t.name);
-    for (const n of ['everything__echo', 'memory__read_graph', 'probe__pid', 'web__echo']) expect(names).toContain(n);
+    for (const n of ['everything__echo', 'memory__read_graph', 'probe__pid', 'web__echo'])
+      expect(names).toContain(n);
     const ups = names.map((n) => n.slice(0, n.indexOf('__')));
     expect(ups).toEqual([...ups].sort());
     expect(new Set(ups)).toEqual(new Set(['everything', 'memory', 'probe', 'web']));
@@ -90,10 +120,17 @@ describe('mcppipe up over real upstreams', () => {
   it('routes calls for both eras to the upstream in the prefix (A4)', async () => {
     const v2 = await modernClient();
     expect(v2.getNegotiatedProtocolVersion()).toBe('2026-07-28');
-    expect(text(await v2.callTool({ name: 'everything__echo', arguments: { message: 'hi' } }))).toBe('Echo: hi');
-    expect(text(await v2.callTool({ name: 'web__echo', arguments: { message: 'over http' } }))).toBe('Echo: over http');
+    expect(text(await v2.callTool({ name: 'everything__echo', arguments: { message: 'hi' } }))).toBe(
+      'Echo: hi',
+    );
+    expect(text(await v2.callTool({ name: 'web__echo', arguments: { message: 'over http' } }))).toBe(
+      'Echo: over http',
+    );
     const v1 = await legacyClient();
-    await v1.callTool({ name: 'memory__create_entities', arguments: { entities: [{ name: 'mcppipe', entityType: 'tool', observations: ['aggregates'] }] } });
+    await v1.callTool({
+      name: 'memory__create_entities',
+      arguments: { entities: [{ name: 'mcppipe', entityType: 'tool', observations: ['aggregates'] }] },
+    });
     expect(text(await v1.callTool({ name: 'memory__read_graph', arguments: {} }))).toContain('"mcppipe"');
     await v1.callTool({ name: 'nope__x', arguments: {} }).then(
       () => expect.unreachable(),
@@ -114,7 +151,9 @@ describe('mcppipe up over real upstreams', () => {
     const read = await c.readResource({ uri: doc!.uri });
     expect(read.contents.length).toBeGreaterThan(0);
     const { resourceTemplates } = await c.listResourceTemplates();
-    const tpl = resourceTemplates.find((t) => t.uriTemplate.includes('demo://resource/dynamic/text/{resourceId}'));
+    const tpl = resourceTemplates.find((t) =>
+      t.uriTemplate.includes('demo://resource/dynamic/text/{resourceId}'),
+    );
     expect(tpl).toBeDefined();
     const expanded = tpl!.uriTemplate.replace('{resourceId}', '7');
     const dyn = await c.readResource({ uri: expanded });
@@ -128,7 +167,10 @@ describe('mcppipe up over real upstreams', () => {
     expect(prompts.map((p) => p.name)).toContain('everything__simple-prompt');
     const p = await c.getPrompt({ name: 'everything__simple-prompt' });
     expect(p.messages.length).toBeGreaterThan(0);
-    const done = await c.complete({ ref: { type: 'ref/prompt', name: 'everything__completable-prompt' }, argument: { name: 'department', value: 'Eng' } });
+    const done = await c.complete({
+      ref: { type: 'ref/prompt', name: 'everything__completable-prompt' },
+      argument: { name: 'department', value: 'Eng' },
+    });
     expect(done.completion.values).toEqual(['Engineering']);
     await c.close();
   });
@@ -150,25 +192,58 @@ describe('mcppipe up over real upstreams', () => {
   it('forwards cancellation to the owning upstream at once', async () => {
     const c = await modernClient();
     const ac = new AbortController();
-    const call = c.callTool({ name: 'probe__wait', arguments: { ms: 30_000, tag: 'e2e-cancel' } }, { signal: ac.signal });
+    const call = c.callTool(
+      { name: 'probe__wait', arguments: { ms: 30_000, tag: 'e2e-cancel' } },
+      { signal: ac.signal },
+    );
     setTimeout(() => ac.abort(), 300);
     await expect(call).rejects.toBeDefined();
-    await waitFor(() => { try { return readFileSync(probeLog, 'utf8').includes('cancelled e2e-cancel'); } catch { return false; } }, { timeoutMs: 10_000, message: 'the upstream to see the cancellation' });
+    await waitFor(
+      () => {
+        try {
+          return readFileSync(probeLog, 'utf8').includes('cancelled e2e-cancel');
+        } catch {
+          return false;
+        }
+      },
+      { timeoutMs: 10_000, message: 'the upstream to see the cancellation' },
+    );
     await c.close();
   });
 
   it('keeps two agents apart when both use JSON-RPC id 1', async () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     const open = async () => {
-      const res = await fetch(cli.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }) });
+      const res = await fetch(cli.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        }),
+      });
       await res.text();
       const sid = res.headers.get('mcp-session-id')!;
-      await fetch(cli.url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+      await fetch(cli.url, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-session-id': sid },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      });
       return sid;
     };
     const sessions = await Promise.all([open(), open(), open(), open()]);
     const call = async (sid: string, params: Record<string, unknown>) => {
-      const res = await fetch(cli.url, { method: 'POST', headers: { ...headers, 'mcp-session-id': sid }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) });
+      const res = await fetch(cli.url, {
+        method: 'POST',
+        headers: { ...headers, 'mcp-session-id': sid },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
+      });
       const body = await res.text();
       const json = body.startsWith('{') ? body : (/^data: (.*)$/m.exec(body)?.[1] ?? '{}');
       return JSON.parse(json) as { id: number; result: { content: { text: string }[] } };
@@ -181,7 +256,12 @@ describe('mcppipe up over real upstreams', () => {
       call(sessions[3]!, { name: 'probe__echo', arguments: { text: 'from D' } }),
     ]);
     expect(results.map((r) => r.id)).toEqual([1, 1, 1, 1]);
-    expect(results.map((r) => r.result.content[0]!.text)).toEqual(['waited', 'from B', 'Echo: from C', 'from D']);
+    expect(results.map((r) => r.result.content[0]!.text)).toEqual([
+      'waited',
+      'from B',
+      'Echo: from C',
+      'from D',
+    ]);
   });
 
   it('survives SIGKILL of one upstream: others answer, its calls fail fast with -32000, then it recovers (A12, A13)', async () => {
@@ -196,7 +276,10 @@ describe('mcppipe up over real upstreams', () => {
           await c.callTool({ name: 'probe__pid', arguments: {} });
           return undefined;
         } catch (err) {
-          return { err: err as { code?: number; data?: { upstream?: string; phase?: string } }, ms: Date.now() - t0 };
+          return {
+            err: err as { code?: number; data?: { upstream?: string; phase?: string } },
+            ms: Date.now() - t0,
+          };
         }
       },
       { timeoutMs: 10_000, intervalMs: 5, message: 'a fail-fast error from the killed upstream' },
@@ -204,7 +287,10 @@ describe('mcppipe up over real upstreams', () => {
     expect(failure.err.code).toBe(-32000);
     expect(failure.err.data?.upstream).toBe('probe');
     expect(failure.ms).toBeLessThan(1000);
-    for (let i = 0; i < 10; i++) expect(text(await c.callTool({ name: 'everything__echo', arguments: { message: `still ${i}` } }))).toBe(`Echo: still ${i}`);
+    for (let i = 0; i < 10; i++)
+      expect(text(await c.callTool({ name: 'everything__echo', arguments: { message: `still ${i}` } }))).toBe(
+        `Echo: still ${i}`,
+      );
     const newPid = await waitFor(
       async () => {
         try {
@@ -224,6 +310,9 @@ describe('mcppipe up over real upstreams', () => {
     expect(kids.length).toBeGreaterThanOrEqual(3); // everything, memory, probe (web is HTTP)
     const code = await cli.stop();
     expect(code).toBe(0);
-    await waitFor(() => kids.every((k) => !isPidAlive(k)), { timeoutMs: 15_000, message: 'every child to exit' });
+    await waitFor(() => kids.every((k) => !isPidAlive(k)), {
+      timeoutMs: 15_000,
+      message: 'every child to exit',
+    });
   });
 });

@@ -9,10 +9,13 @@ describe('mcppipe up --hub --metrics-addr', () => {
   it('serves the hub at /hub and counts calls, fan-out and phases at /metrics', async () => {
     const metricsPort = await freePort();
     await using cli = await startCli([
-      '--stdio', `everything=${node(referenceServerPath('everything'))}`,
-      '--stdio', `memory=${node(referenceServerPath('memory'))}`,
+      '--stdio',
+      `everything=${node(referenceServerPath('everything'))}`,
+      '--stdio',
+      `memory=${node(referenceServerPath('memory'))}`,
       '--hub',
-      '--metrics-addr', `127.0.0.1:${metricsPort}`,
+      '--metrics-addr',
+      `127.0.0.1:${metricsPort}`,
     ]);
     const hub = new Client({ name: 'e2e-hub', version: '1' });
     await hub.connect(new StreamableHTTPClientTransport(new URL('/hub', cli.url)));
@@ -20,7 +23,10 @@ describe('mcppipe up --hub --metrics-addr', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(['call_tool', 'get_tool', 'list_servers', 'list_tools']);
     const servers = await hub.callTool({ name: 'list_servers', arguments: {} });
     expect(JSON.stringify(servers.structuredContent)).toContain('"everything"');
-    const echoed = await hub.callTool({ name: 'call_tool', arguments: { server: 'everything', tool: 'echo', arguments: { message: 'via hub' } } });
+    const echoed = await hub.callTool({
+      name: 'call_tool',
+      arguments: { server: 'everything', tool: 'echo', arguments: { message: 'via hub' } },
+    });
     expect(echoed.content).toEqual([{ type: 'text', text: 'Echo: via hub' }]);
     await hub.close();
 
@@ -32,9 +38,15 @@ describe('mcppipe up --hub --metrics-addr', () => {
 
     const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
     expect(text).toMatch(/mcppipe_upstream_phase\{upstream="everything",phase="available"\} 1/);
-    expect(text).toMatch(/mcppipe_calls_total\{upstream="memory",method="tools\/call",tool="read_graph",outcome="ok"\} 1/);
-    expect(text).toMatch(/mcppipe_calls_total\{upstream="everything",method="tools\/call",tool="echo",outcome="ok"\} 1/);
+    expect(text).toMatch(
+      /mcppipe_calls_total\{upstream="memory",method="tools\/call",tool="read_graph",outcome="ok"\} 1/,
+    );
+    expect(text).toMatch(
+      /mcppipe_calls_total\{upstream="everything",method="tools\/call",tool="echo",outcome="ok"\} 1/,
+    );
     expect(text).toMatch(/mcppipe_fanout_requests_total\{upstream="everything",method="tools\/list"\} \d+/);
-    expect(text).toMatch(/mcppipe_call_duration_seconds_count\{upstream="memory",method="tools\/call",tool="read_graph"\} 1/);
+    expect(text).toMatch(
+      /mcppipe_call_duration_seconds_count\{upstream="memory",method="tools\/call",tool="read_graph"\} 1/,
+    );
   });
 });

@@ -22,7 +22,12 @@ describe('mcppipe up with one bare source', () => {
   });
 
   it('evicts the oldest session beyond --max-sessions; its id answers 404', async () => {
-    await using cli = await startCli(['--stdio', node(referenceServerPath('everything')), '--max-sessions', '1']);
+    await using cli = await startCli([
+      '--stdio',
+      node(referenceServerPath('everything')),
+      '--max-sessions',
+      '1',
+    ]);
     const first = new V1Transport(cli.url);
     const a = new V1Client({ name: 'a', version: '1' });
     await a.connect(first);
@@ -30,7 +35,11 @@ describe('mcppipe up with one bare source', () => {
     await b.connect(new V1Transport(cli.url));
     const res = await fetch(cli.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': first.sessionId! },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': first.sessionId!,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }),
     });
     expect(res.status).toBe(404);

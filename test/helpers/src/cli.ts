@@ -41,7 +41,10 @@ export async function startCli(
   proc.stdout!.resume();
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
   const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`mcppipe up did not start in time:\n${err}`)), options.timeoutMs ?? 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`mcppipe up did not start in time:\n${err}`)),
+      options.timeoutMs ?? 60_000,
+    );
     const check = () => {
       const m = /serving (http:\/\/\S+\/mcp)/.exec(err);
       if (m?.[1]) {
@@ -74,7 +77,10 @@ export async function runCli(
   args: readonly string[],
   options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = spawn(process.execPath, [cliPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const proc = spawn(process.execPath, [cliPath, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

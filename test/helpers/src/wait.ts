@@ -13,7 +13,10 @@ export interface WaitForOptions {
  *
  * @throws Error when `timeoutMs` passes first
  */
-export async function waitFor<T>(check: () => T | Promise<T>, options: WaitForOptions = {}): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => T | Promise<T>,
+  options: WaitForOptions = {},
+): Promise<NonNullable<T>> {
   const { timeoutMs = 10_000, intervalMs = 20, message = 'condition' } = options;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

@@ -32,27 +32,87 @@ export const upCommand: CommandModule<object, UpArgs> = {
   describe: 'Serve many MCP servers as one at http://HOST:PORT/mcp',
   builder: (y: Argv) =>
     y
-      .option('upstream', { type: 'string', array: true, default: [], describe: 'An HTTP upstream: [name=]URL (repeatable)' })
-      .option('stdio', { type: 'string', array: true, default: [], describe: 'A stdio upstream: [name=]"COMMAND ARGS" (repeatable)' })
-      .option('upstreams-file', { type: 'string', describe: 'A TOML file with [upstreams.<name>] sections (conflicts with --upstream/--stdio)' })
+      .option('upstream', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'An HTTP upstream: [name=]URL (repeatable)',
+      })
+      .option('stdio', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'A stdio upstream: [name=]"COMMAND ARGS" (repeatable)',
+      })
+      .option('upstreams-file', {
+        type: 'string',
+        describe: 'A TOML file with [upstreams.<name>] sections (conflicts with --upstream/--stdio)',
+      })
       .option('host', { type: 'string', default: '127.0.0.1', describe: 'Address to bind' })
       .option('port', { type: 'number', default: DEFAULT_PORT, describe: 'Port to bind (0 = any free port)' })
-      .option('stateless', { type: 'boolean', default: false, describe: 'Serve every request statelessly (no sessions; no notifications to 2025-era clients)' })
-      .option('hub', { type: 'boolean', default: false, describe: 'Also serve the four hub meta-tools at /hub' })
-      .option('metrics-addr', { type: 'string', describe: 'Serve Prometheus metrics at http://HOST:PORT/metrics' })
+      .option('stateless', {
+        type: 'boolean',
+        default: false,
+        describe: 'Serve every request statelessly (no sessions; no notifications to 2025-era clients)',
+      })
+      .option('hub', {
+        type: 'boolean',
+        default: false,
+        describe: 'Also serve the four hub meta-tools at /hub',
+      })
+      .option('metrics-addr', {
+        type: 'string',
+        describe: 'Serve Prometheus metrics at http://HOST:PORT/metrics',
+      })
       .option('log-level', { choices: logLevels, default: 'info' as LogLevel, describe: 'Minimum log level' })
-      .option('log-format', { choices: ['pretty', 'json'] as const, default: (process.stderr.isTTY ? 'pretty' : 'json') as 'pretty' | 'json', describe: 'Log format on stderr' })
-      .option('max-sessions', { type: 'number', default: 1000, describe: 'Maximum live 2025-era sessions (least recently used evicted)' })
-      .option('session-idle-secs', { type: 'number', default: 1800, describe: 'Close 2025-era sessions idle this many seconds' })
-      .option('body-limit', { type: 'number', default: 4 * 1024 * 1024, describe: 'Request body limit in bytes (413 beyond)' })
-      .option('allowed-origins', { type: 'string', array: true, default: [], describe: 'Extra browser origins allowed (loopback origins always are; * = any)' })
-      .option('allowed-hosts', { type: 'string', array: true, default: [], describe: 'Extra Host header names allowed on a loopback bind' })
-      .option('yes', { alias: 'y', type: 'boolean', default: false, describe: 'With auto-detection: take every detected server without asking' })
+      .option('log-format', {
+        choices: ['pretty', 'json'] as const,
+        default: (process.stderr.isTTY ? 'pretty' : 'json') as 'pretty' | 'json',
+        describe: 'Log format on stderr',
+      })
+      .option('max-sessions', {
+        type: 'number',
+        default: 1000,
+        describe: 'Maximum live 2025-era sessions (least recently used evicted)',
+      })
+      .option('session-idle-secs', {
+        type: 'number',
+        default: 1800,
+        describe: 'Close 2025-era sessions idle this many seconds',
+      })
+      .option('body-limit', {
+        type: 'number',
+        default: 4 * 1024 * 1024,
+        describe: 'Request body limit in bytes (413 beyond)',
+      })
+      .option('allowed-origins', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'Extra browser origins allowed (loopback origins always are; * = any)',
+      })
+      .option('allowed-hosts', {
+        type: 'string',
+        array: true,
+        default: [],
+        describe: 'Extra Host header names allowed on a loopback bind',
+      })
+      .option('yes', {
+        alias: 'y',
+        type: 'boolean',
+        default: false,
+        describe: 'With auto-detection: take every detected server without asking',
+      })
       .check((a) => {
-        if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535) throw new McpPipeError('MCPP_CLI_USAGE', `--port must be an integer 0-65535, got ${String(a.port)}`);
+        if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535)
+          throw new McpPipeError(
+            'MCPP_CLI_USAGE',
+            `--port must be an integer 0-65535, got ${String(a.port)}`,
+          );
         for (const k of ['max-sessions', 'session-idle-secs', 'body-limit'] as const) {
           const v = a[k];
-          if (!Number.isFinite(v) || v <= 0) throw new McpPipeError('MCPP_CLI_USAGE', `--${k} must be a positive number, got ${String(v)}`);
+          if (!Number.isFinite(v) || v <= 0)
+            throw new McpPipeError('MCPP_CLI_USAGE', `--${k} must be a positive number, got ${String(v)}`);
         }
         return true;
       }) as unknown as Argv<UpArgs>,

@@ -1,6 +1,11 @@
 import { homedir } from 'node:os';
 import type { Layout } from '@mcppipe/config';
-import { detectClientServers, layoutFromDetected, loadUpstreamsFile, resolveCliSources } from '@mcppipe/config';
+import {
+  detectClientServers,
+  layoutFromDetected,
+  loadUpstreamsFile,
+  resolveCliSources,
+} from '@mcppipe/config';
 import type { Logger } from 'pino';
 
 /** The source flags of `mcppipe up`. */
@@ -19,7 +24,11 @@ export interface SourceFlags {
  * @throws McpPipeError from `@mcppipe/config` with the exact user-facing message
  */
 export async function resolveLayout(flags: SourceFlags, logger: Logger): Promise<Layout> {
-  const sources = resolveCliSources({ upstream: flags.upstream, stdio: flags.stdio, upstreamsFile: flags.upstreamsFile });
+  const sources = resolveCliSources({
+    upstream: flags.upstream,
+    stdio: flags.stdio,
+    upstreamsFile: flags.upstreamsFile,
+  });
   switch (sources.source) {
     case 'flags':
       return sources.layout;
@@ -35,9 +44,15 @@ export async function resolveLayout(flags: SourceFlags, logger: Logger): Promise
 }
 
 async function detect(flags: SourceFlags, logger: Logger): Promise<Layout> {
-  const found = await detectClientServers({ homeDir: homedir(), cwd: process.cwd(), platform: process.platform, env: process.env });
+  const found = await detectClientServers({
+    homeDir: homedir(),
+    cwd: process.cwd(),
+    platform: process.platform,
+    env: process.env,
+  });
   for (const w of found.warnings) logger.warn({ warning: w }, 'skipped while detecting MCP clients');
-  for (const r of found.renames) logger.info({ key: r.key, name: r.name }, 'detected server renamed to a valid upstream name');
+  for (const r of found.renames)
+    logger.info({ key: r.key, name: r.name }, 'detected server renamed to a valid upstream name');
   const { servers } = found;
   if (servers.length <= 1 || flags.yes || !process.stdin.isTTY || !process.stderr.isTTY) {
     const layout = layoutFromDetected(servers);
@@ -47,12 +62,19 @@ async function detect(flags: SourceFlags, logger: Logger): Promise<Layout> {
         `no source flags: aggregating all ${servers.length} MCP servers detected in local clients; pin an explicit set with --upstream name=url or --stdio name="command"`,
       );
     } else {
-      logger.info({ upstream: servers[0]?.name, from: servers[0]?.sources[0]?.file }, 'no source flags: exposing the one detected MCP server');
+      logger.info(
+        { upstream: servers[0]?.name, from: servers[0]?.sources[0]?.file },
+        'no source flags: exposing the one detected MCP server',
+      );
     }
     return layout;
   }
-  const [{ default: select }, { default: checkbox }] = await Promise.all([import('@inquirer/select'), import('@inquirer/checkbox')]);
-  const label = (s: (typeof servers)[number]) => `${s.name}  (${s.sources.map((x) => x.clientName).join(', ')})`;
+  const [{ default: select }, { default: checkbox }] = await Promise.all([
+    import('@inquirer/select'),
+    import('@inquirer/checkbox'),
+  ]);
+  const label = (s: (typeof servers)[number]) =>
+    `${s.name}  (${s.sources.map((x) => x.clientName).join(', ')})`;
   const how = await select({
     message: `Found ${servers.length} MCP servers in your clients. Expose one, or aggregate several?`,
     choices: [
@@ -61,7 +83,10 @@ async function detect(flags: SourceFlags, logger: Logger): Promise<Layout> {
     ],
   });
   if (how === 'one') {
-    const name = await select({ message: 'Which server?', choices: servers.map((s) => ({ name: label(s), value: s.name })) });
+    const name = await select({
+      message: 'Which server?',
+      choices: servers.map((s) => ({ name: label(s), value: s.name })),
+    });
     return layoutFromDetected(servers, [name]);
   }
   const names = await checkbox({

@@ -35,7 +35,9 @@ export function printReady(
   const lines = [
     `mcppipe: serving ${url}${extra.mode === 'single' ? ' (single upstream, forwarded verbatim)' : ''}`,
     ...(extra.hub ? [`mcppipe: hub at ${url.replace(/\/mcp$/, '/hub')}`] : []),
-    ...(extra.metrics ? [`mcppipe: metrics at http://${extra.metrics.address}:${extra.metrics.port}/metrics`] : []),
+    ...(extra.metrics
+      ? [`mcppipe: metrics at http://${extra.metrics.address}:${extra.metrics.port}/metrics`]
+      : []),
     `  add it to Claude Code:  claude mcp add --transport http mcppipe ${url}`,
     `  or inspect it:          npx @modelcontextprotocol/inspector --cli ${url} --method tools/list`,
   ];

@@ -37,12 +37,20 @@ export async function runUp(args: UpArgs): Promise<void> {
   });
   // the supervisor logs every transition itself; here they only feed the metrics
   if (metrics) supervisor.on('state_changed', (e) => metrics.onStateChanged(e));
-  logger.info({ upstreams: layout.upstreams.map((u) => u.name), mode: layout.mode }, `starting ${layout.upstreams.length} upstream(s)`);
+  logger.info(
+    { upstreams: layout.upstreams.map((u) => u.name), mode: layout.mode },
+    `starting ${layout.upstreams.length} upstream(s)`,
+  );
   const started = Date.now();
   const upstreamsStarted = supervisor.start(); // overlaps the HTTP setup below; never rejects for one upstream
   const registry: UpstreamRegistry = metrics ? metrics.meter(supervisor) : supervisor;
   const serverInfo = { name: 'mcppipe', version };
-  const aggregator = createAggregator({ registry, mode: layout.mode, serverInfo, logger: logger.child({ component: 'aggregator' }) });
+  const aggregator = createAggregator({
+    registry,
+    mode: layout.mode,
+    serverInfo,
+    logger: logger.child({ component: 'aggregator' }),
+  });
 
   const hostOptions = {
     stateless: args.stateless,
@@ -85,10 +93,15 @@ export async function runUp(args: UpArgs): Promise<void> {
   const metricsServer =
     metrics && metricsAt
       ? await metrics.listen(...metricsAt).catch((err: unknown) => {
-          throw listenFailed(err, { host: metricsAt[0], port: metricsAt[1], hint: '--metrics-addr HOST:PORT' });
+          throw listenFailed(err, {
+            host: metricsAt[0],
+            port: metricsAt[1],
+            hint: '--metrics-addr HOST:PORT',
+          });
         })
       : undefined;
-  if (metricsAt && !isLoopback(metricsAt[0])) logger.warn({ metricsAddr: args.metricsAddr }, 'metrics are served beyond loopback');
+  if (metricsAt && !isLoopback(metricsAt[0]))
+    logger.warn({ metricsAddr: args.metricsAddr }, 'metrics are served beyond loopback');
 
   let stopping = false;
   const shutdown = async (signal: string) => {
@@ -98,7 +111,8 @@ export async function runUp(args: UpArgs): Promise<void> {
     try {
       logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
       const closing = app.close(); // stops accepting; resolves once every connection has ended
-      for (let waited = 0; app.inflight() > 0 && waited < 3_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      for (let waited = 0; app.inflight() > 0 && waited < 3_000; waited += 50)
+        await new Promise((r) => setTimeout(r, 50));
       await Promise.allSettled(Object.values(endpoints).map((h) => h.close())); // ends sessions and their SSE streams
       app.server.closeAllConnections();
       await closing.catch(() => {});

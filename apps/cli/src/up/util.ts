@@ -15,7 +15,10 @@ export function parseHostPort(value: string): [host: string, port: number] {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value.trim());
   const port = Number(m?.[2]);
   if (!m || !m[1] || port > 65535) {
-    throw new McpPipeError('MCPP_CLI_USAGE', `--metrics-addr must be HOST:PORT (e.g. 127.0.0.1:9464), got "${value}"`);
+    throw new McpPipeError(
+      'MCPP_CLI_USAGE',
+      `--metrics-addr must be HOST:PORT (e.g. 127.0.0.1:9464), got "${value}"`,
+    );
   }
   return [m[1].replace(/^\[|\]$/g, ''), port];
 }
@@ -27,7 +30,10 @@ export function parseHostPort(value: string): [host: string, port: number] {
  * @param where - `{ host, port, hint }`, e.g. `hint: '--port (or MCPPIPE_PORT)'`
  * @returns McpPipeError `MCPP_CLI_LISTEN_FAILED` with the cause attached
  */
-export function listenFailed(err: unknown, where: { host: string; port: number; hint: string }): McpPipeError {
+export function listenFailed(
+  err: unknown,
+  where: { host: string; port: number; hint: string },
+): McpPipeError {
   const code = (err as NodeJS.ErrnoException).code;
   const why =
     code === 'EADDRINUSE'
@@ -37,8 +43,12 @@ export function listenFailed(err: unknown, where: { host: string; port: number; 
         : code === 'EADDRNOTAVAIL'
           ? 'the address is not available on this machine'
           : (err as Error).message;
-  return new McpPipeError('MCPP_CLI_LISTEN_FAILED', `cannot listen on ${where.host}:${where.port}: ${why}; choose another with ${where.hint}`, {
-    cause: err,
-    data: { host: where.host, port: where.port, code },
-  });
+  return new McpPipeError(
+    'MCPP_CLI_LISTEN_FAILED',
+    `cannot listen on ${where.host}:${where.port}: ${why}; choose another with ${where.hint}`,
+    {
+      cause: err,
+      data: { host: where.host, port: where.port, code },
+    },
+  );
 }

@@ -44,7 +44,9 @@ export class EndpointHosts {
         ...hostOptions,
         // 2026-07-28 listen streams that ask for resource updates hold the upstream subscription while open
         ...(options.aggregate.subscribeResource && {
-          onResourceSubscriptions: listenStreamSubscriptions(options.aggregate as Pick<Aggregator, 'subscribeResource'>),
+          onResourceSubscriptions: listenStreamSubscriptions(
+            options.aggregate as Pick<Aggregator, 'subscribeResource'>,
+          ),
         }),
       });
     options.registry.on('notification', this.#onNotification);

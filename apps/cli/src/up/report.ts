@@ -43,3 +43,5 @@ export function printReady(
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
 }
+
+export { warmLists } from './warm.js';

@@ -1,16 +1,10 @@
-import { createAggregator, listenStreamSubscriptions } from '@mcppipe/aggregator';
-import { createMcpHttpHost } from '@mcppipe/http';
 import type { McpHttpHost } from '@mcppipe/http';
 import { Supervisor } from '@mcppipe/supervisor';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { aggregatorPolicy } from '@mcppipe/upstream-state';
 import type { UpArgs } from '../commands/up.js';
-import { buildHttpServer, isLoopback } from '../httpServer.js';
 import { createLogger } from '../logger.js';
-import { Metrics } from '../metrics.js';
 import { resolveLayout } from './layout.js';
-import { printReady, printTable } from './report.js';
-import { warmLists } from './warm.js';
 import { listenFailed, parseHostPort, version } from './util.js';
 
 /** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
@@ -27,7 +21,7 @@ export async function runUp(args: UpArgs): Promise<void> {
   const metricsAt = args.metricsAddr ? parseHostPort(args.metricsAddr) : undefined;
   const policy = aggregatorPolicy();
   const layout = await resolveLayout(args, logger);
-  const metrics = args.metricsAddr ? new Metrics() : undefined;
+  const metrics = args.metricsAddr ? new (await import('../metrics.js')).Metrics() : undefined;
 
   const supervisor = new Supervisor({
     upstreams: layout.upstreams,
@@ -43,6 +37,18 @@ export async function runUp(args: UpArgs): Promise<void> {
   );
   const started = Date.now();
   const upstreamsStarted = supervisor.start(); // overlaps the HTTP setup below; never rejects for one upstream
+  // The serving side loads while the upstreams start (cold start): the CLI is built with code splitting.
+  const [
+    { createAggregator, listenStreamSubscriptions },
+    { createMcpHttpHost },
+    { buildHttpServer, isLoopback },
+    report,
+  ] = await Promise.all([
+    import('@mcppipe/aggregator'),
+    import('@mcppipe/http'),
+    import('../httpServer.js'),
+    import('./report.js'),
+  ]);
   const registry: UpstreamRegistry = metrics ? metrics.meter(supervisor) : supervisor;
   const serverInfo = { name: 'mcppipe', version };
   const aggregator = createAggregator({
@@ -131,7 +137,7 @@ export async function runUp(args: UpArgs): Promise<void> {
 
   const url = `${address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]')}/mcp`;
   await upstreamsStarted;
-  await warmLists(aggregator);
-  printTable(supervisor, aggregator, started);
-  printReady(url, { hub: args.hub, metrics: metricsServer?.address, mode: layout.mode });
+  await report.warmLists(aggregator);
+  report.printTable(supervisor, aggregator, started);
+  report.printReady(url, { hub: args.hub, metrics: metricsServer?.address, mode: layout.mode });
 }

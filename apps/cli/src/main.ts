@@ -25,7 +25,8 @@ export async function main(argv: readonly string[]): Promise<void> {
       .recommendCommands()
       .wrap(Math.min(110, process.stderr.columns ?? 100))
       .fail((msg, err) => {
-        if (err) throw err;
+        // yargs' own validation errors (YError) are usage errors; anything else goes to the boundary below
+        if (err && err.name !== 'YError') throw err;
         process.stderr.write(`mcppipe: ${msg}\nRun \`mcppipe --help\` for usage.\n`);
         process.exit(exitCodes.usage);
       })

@@ -70,6 +70,12 @@ describe('mcppipe up: source flag errors (A7, A8)', () => {
     expect(r.stderr).toMatch(/bad\.toml:2:\d+: invalid TOML/);
   });
 
+  it('a source flag without a value is a usage error, not a fall-back to auto-detection', async () => {
+    const r = await runCli(['up', '--stdio'], { env: { HOME: dir } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('mcppipe: Not enough arguments following: stdio');
+  });
+
   it('a bad --port is a usage error', async () => {
     const r = await runCli(['up', '--stdio', 'node a.js', '--port', '70000']);
     expect(r.code).toBe(2);

@@ -33,18 +33,21 @@ export const upCommand: CommandModule<object, UpArgs> = {
   builder: (y: Argv) =>
     y
       .option('upstream', {
+        requiresArg: true,
         type: 'string',
         array: true,
         default: [],
         describe: 'An HTTP upstream: [name=]URL (repeatable)',
       })
       .option('stdio', {
+        requiresArg: true,
         type: 'string',
         array: true,
         default: [],
         describe: 'A stdio upstream: [name=]"COMMAND ARGS" (repeatable)',
       })
       .option('upstreams-file', {
+        requiresArg: true,
         type: 'string',
         describe: 'A TOML file with [upstreams.<name>] sections (conflicts with --upstream/--stdio)',
       })
@@ -61,6 +64,7 @@ export const upCommand: CommandModule<object, UpArgs> = {
         describe: 'Also serve the four hub meta-tools at /hub',
       })
       .option('metrics-addr', {
+        requiresArg: true,
         type: 'string',
         describe: 'Serve Prometheus metrics at http://HOST:PORT/metrics',
       })

@@ -72,11 +72,24 @@ export function nameForCommand(command: string): string {
     ) ??
     words[0] ??
     '';
-  const base = basename(word)
+  const base = basename(meaningfulPath(word))
     .replace(/^@[^/]*\//, '')
     .replace(/@[^@]*$/, '')
     .replace(/\.(?:m?js|cjs|ts|py|exe|cmd|sh)$/i, '');
   return sanitizeUpstreamName(base === '' ? 'stdio' : base);
+}
+
+/** Generic entry file names say nothing about the server: `…/server-memory/dist/index.js` is `server-memory`. */
+const GENERIC_ENTRY = /^(?:index|main|cli|server|bin)(?:\.(?:m?js|cjs|ts|py))?$/i;
+const BUILD_DIRS = new Set(['dist', 'build', 'lib', 'src', 'bin', 'out']);
+
+function meaningfulPath(path: string): string {
+  const parts = path.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+  if (parts.length < 2 || !GENERIC_ENTRY.test(parts[parts.length - 1] ?? '')) return path;
+  let i = parts.length - 2;
+  while (i > 0 && BUILD_DIRS.has((parts[i] ?? '').toLowerCase())) i--;
+  const dir = parts[i] ?? '..';
+  return dir === '..' || BUILD_DIRS.has(dir.toLowerCase()) ? path : parts.slice(0, i + 1).join('/');
 }
 
 function basename(path: string): string {

@@ -24,8 +24,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
 });
 
-async function start(options: McpHttpHostOptions = {}): Promise<{ url: URL; host: McpHttpHost }> {
-  const host = createMcpHttpHost(() => echoServer(), options);
+async function start(
+  options: McpHttpHostOptions = {},
+  factory: () => Server = echoServer,
+): Promise<{ url: URL; host: McpHttpHost }> {
+  const host = createMcpHttpHost(factory, options);
   const http = createServer((req, res) => void host.handle(req, res));
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
   cleanups.push(async () => {
@@ -133,15 +136,7 @@ describe('resource subscriptions of 2026-07-28 listen streams', () => {
   it('tells the host which URIs a listen stream wants and releases them when it closes', async () => {
     const held: string[][] = [];
     let released = 0;
-    const host = createMcpHttpHost(
-      () => {
-        const server = new Server(
-          { name: 'r', version: '1' },
-          { capabilities: { resources: { subscribe: true } } },
-        );
-        server.setRequestHandler('resources/list', () => ({ resources: [] }));
-        return server;
-      },
+    const { url } = await start(
       {
         onResourceSubscriptions: (uris) => {
           held.push(uris);
@@ -150,15 +145,15 @@ describe('resource subscriptions of 2026-07-28 listen streams', () => {
           };
         },
       },
+      () => {
+        const server = new Server(
+          { name: 'r', version: '1' },
+          { capabilities: { resources: { subscribe: true } } },
+        );
+        server.setRequestHandler('resources/list', () => ({ resources: [] }));
+        return server;
+      },
     );
-    const http = createServer((req, res) => void host.handle(req, res));
-    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
-    cleanups.push(async () => {
-      await host.close();
-      http.closeAllConnections();
-      await new Promise((r) => http.close(r));
-    });
-    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
     const client = new Client({ name: 'v2', version: '1' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(new StreamableHTTPClientTransport(url));
     cleanups.push(() => client.close());

@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { drivers, echoCheck, runLoad } from '../lib/loadgen.js';
+import { measureRounds } from '../lib/rounds.js';
 import { GATEWAY_CLI, referenceServerPath, startBaseline, startProcess } from '../lib/processes.js';
 import { cpuPerCall, describeRun, freePort, median } from '../lib/util.js';
 
@@ -237,32 +238,7 @@ export async function gateway(cfg, log) {
       id += r.calls;
       log(`  warm-up ${t.key}: ${describeRun(r)}`);
     }
-    const runs = Object.fromEntries(targets.map((t) => [t.key, { c1: [], c16: [] }]));
-    for (let round = 0; round < cfg.rounds; round++) {
-      for (const t of targets) {
-        const c1 = await runLoad({
-          driver: t.driver,
-          concurrency: 1,
-          maxCalls: cfg.c1Calls,
-          maxMs: cfg.c1Ms,
-          watch: { t: t.pid },
-          firstId: id,
-        });
-        id += c1.calls;
-        const c16 = await runLoad({
-          driver: t.driver,
-          concurrency: 16,
-          maxCalls: cfg.c16Calls,
-          maxMs: cfg.c16Ms,
-          watch: { t: t.pid },
-          firstId: id,
-        });
-        id += c16.calls;
-        runs[t.key].c1.push(c1);
-        runs[t.key].c16.push(c16);
-        log(`  round ${round + 1} ${t.key}: c=1 ${describeRun(c1)} | c=16 ${describeRun(c16)}`);
-      }
-    }
+    const { runs } = await measureRounds(targets, cfg, { log, firstId: id, rotate: false });
     const summary = {};
     for (const t of targets) {
       const { c1, c16 } = runs[t.key];

@@ -4,6 +4,7 @@
 // Plus the aggregate mode (two upstreams, `everything__echo`) as an extra row. Every target runs in its own process
 // and is measured in interleaved rounds (the machine is shared); each round is c=1 (latency) then c=16 (throughput).
 import { drivers, echoCheck, runLoad } from '../lib/loadgen.js';
+import { measureRounds } from '../lib/rounds.js';
 import {
   LIST_FIXTURE,
   nodeCommand,
@@ -97,33 +98,7 @@ export async function overhead(cfg, log, options = {}) {
     id += r.calls;
     log(`  warm-up ${t.key}: ${describeRun(r)}`);
   }
-  const runs = Object.fromEntries(only.map((t) => [t.key, { c1: [], c16: [] }]));
-  for (let round = 0; round < cfg.rounds; round++) {
-    const order = [...only.slice(round % only.length), ...only.slice(0, round % only.length)];
-    for (const t of order) {
-      const c1 = await runLoad({
-        driver: t.driver,
-        concurrency: 1,
-        maxCalls: cfg.c1Calls,
-        maxMs: cfg.c1Ms,
-        watch: { t: t.pid },
-        firstId: id,
-      });
-      id += c1.calls;
-      const c16 = await runLoad({
-        driver: t.driver,
-        concurrency: 16,
-        maxCalls: cfg.c16Calls,
-        maxMs: cfg.c16Ms,
-        watch: { t: t.pid },
-        firstId: id,
-      });
-      id += c16.calls;
-      runs[t.key].c1.push(c1);
-      runs[t.key].c16.push(c16);
-      log(`  round ${round + 1} ${t.key}: c=1 ${describeRun(c1)} | c=16 ${describeRun(c16)}`);
-    }
-  }
+  const { runs } = await measureRounds(only, cfg, { log, firstId: id, rotate: true });
   const summary = {};
   for (const t of only) {
     const { c1, c16 } = runs[t.key];

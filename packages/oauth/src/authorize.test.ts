@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ISSUER,
   PASSWORD,
   REDIRECT,
   authorizeQuery,
-  harness,
+  harnessPerTest,
   pkce,
   register,
   req,
@@ -14,15 +14,7 @@ import {
 } from './testHarness.js';
 import type { OAuthHttpResponse } from './http.js';
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.provider.close();
-});
-async function h0(overrides = {}): Promise<Harness> {
-  const h = await harness(overrides);
-  open.push(h);
-  return h;
-}
+const h0 = harnessPerTest();
 const field = (html: string | undefined, name: string): string =>
   new RegExp(`name="${name}" value="([^"]*)"`).exec(html ?? '')?.[1] ?? '';
 const cookie = (res: OAuthHttpResponse): string => res.cookies?.[0]?.split(';')[0] ?? '';

@@ -1,7 +1,7 @@
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createOAuthProvider } from './provider.js';
 import {
   HUB,
@@ -11,24 +11,15 @@ import {
   REDIRECT,
   authorizeQuery,
   browserFlow,
-  harness,
+  harnessPerTest,
   json,
   pkce,
   register,
   req,
   tokensFor,
-  type Harness,
 } from './testHarness.js';
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.provider.close();
-});
-async function h0(overrides = {}): Promise<Harness> {
-  const h = await harness(overrides);
-  open.push(h);
-  return h;
-}
+const h0 = harnessPerTest();
 
 describe('createOAuthProvider', () => {
   it('validates options at construction', async () => {
@@ -153,8 +144,7 @@ describe('createOAuthProvider', () => {
     const { clientId, refresh, access } = await tokensFor(h);
     await h.provider.close();
     await writeFile(join(h.dir, 'state.json'), '{"version":1,"clients":{');
-    const again = await harness({ dataDir: h.dir });
-    open.push(again);
+    const again = await h0({ dataDir: h.dir });
     const files = await readdir(h.dir);
     expect(files.some((f) => f.startsWith('state.json.corrupt-'))).toBe(true);
     expect(again.logger.lines.some((l) => l.includes('STATE FILE CORRUPT'))).toBe(true);

@@ -6,6 +6,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { OAuthHttpRequest, OAuthHttpResponse } from './http.js';
 import type { Logger } from './logger.js';
 import type { OAuthProviderOptions } from './options.js';
@@ -198,4 +199,21 @@ export function refresh(
   return h.provider.endpoints.token(
     req({ form: { grant_type: 'refresh_token', client_id: clientId, ...form } }),
   );
+}
+
+/**
+ * A harness factory for one test file: every harness it makes is closed after each test.
+ *
+ * @returns `(overrides?) => Promise<Harness>`
+ */
+export function harnessPerTest(): (overrides?: Partial<OAuthProviderOptions>) => Promise<Harness> {
+  const open: Harness[] = [];
+  afterEach(async () => {
+    for (const h of open.splice(0)) await h.provider.close();
+  });
+  return async (overrides = {}) => {
+    const h = await harness(overrides);
+    open.push(h);
+    return h;
+  };
 }

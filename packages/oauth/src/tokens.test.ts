@@ -2,7 +2,7 @@ import { createPublicKey, createSecretKey, generateKeyPairSync } from 'node:cryp
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SignJWT, decodeJwt, importPKCS8 } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   HUB,
   ISSUER,
@@ -13,7 +13,7 @@ import {
   authorizeQuery,
   browserFlow,
   exchange,
-  harness,
+  harnessPerTest,
   json,
   pkce,
   refresh,
@@ -23,15 +23,7 @@ import {
   type Harness,
 } from './testHarness.js';
 
-const open: Harness[] = [];
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.provider.close();
-});
-async function h0(overrides = {}): Promise<Harness> {
-  const h = await harness(overrides);
-  open.push(h);
-  return h;
-}
+const h0 = harnessPerTest();
 const stateText = (h: Harness): Promise<string> =>
   h.provider.close().then(() => readFile(join(h.dir, 'state.json'), 'utf8'));
 

@@ -92,6 +92,20 @@ export function resultOf(res, id) {
 const deleteHeaders = ({ 'content-type': _drop, ...rest }) => rest;
 const jsonHeaders = (extra) => ({ 'content-type': 'application/json', accept: ACCEPT, ...extra });
 
+/** A driver whose every call is one self-contained POST of the same request with fixed headers. */
+function fixedPost({ port, path, headers, request, check }) {
+  const t = template(request);
+  return {
+    async setup(agent) {
+      return { agent };
+    },
+    async call(ctx, id) {
+      return check(resultOf(await exchange(ctx.agent, port, 'POST', path, headers, t.body(id)), id));
+    },
+    async teardown() {},
+  };
+}
+
 /**
  * Protocol drivers: how one worker talks to a target. `setup` runs before the measured window, `call` is one
  * measured call (true when the answer is right), `teardown` runs after it.
@@ -129,7 +143,6 @@ export const drivers = {
   /** 2026-07-28: every request self-contained (`Mcp-Method`, `Mcp-Name`, the `_meta` envelope), no session. */
   modern({ port, path = '/mcp', request, check, headers: extra = {} }) {
     const params = { ...(request.params ?? {}), _meta: MODERN_META };
-    const t = template({ method: request.method, params });
     const name = request.params?.name;
     const headers = jsonHeaders({
       ...extra,
@@ -137,43 +150,22 @@ export const drivers = {
       'mcp-method': request.method,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
     });
-    return {
-      async setup(agent) {
-        return { agent };
-      },
-      async call(ctx, id) {
-        return check(resultOf(await exchange(ctx.agent, port, 'POST', path, headers, t.body(id)), id));
-      },
-      async teardown() {},
-    };
+    return fixedPost({ port, path, headers, request: { method: request.method, params }, check });
   },
   /** 2025 era without a session (a stateless server): the request alone, protocol version header set. */
   legacyStateless({ port, path = '/mcp', request, check, headers: extra = {} }) {
-    const t = template(request);
     const headers = jsonHeaders({ ...extra, 'mcp-protocol-version': LEGACY_VERSION });
-    return {
-      async setup(agent) {
-        return { agent };
-      },
-      async call(ctx, id) {
-        return check(resultOf(await exchange(ctx.agent, port, 'POST', path, headers, t.body(id)), id));
-      },
-      async teardown() {},
-    };
+    return fixedPost({ port, path, headers, request, check });
   },
   /** Any JSON POST route (the Fastify floor): same body, JSON answer. */
   plain({ port, path, request, check, headers: extra = {} }) {
-    const t = template(request);
-    const headers = { 'content-type': 'application/json', ...extra };
-    return {
-      async setup(agent) {
-        return { agent };
-      },
-      async call(ctx, id) {
-        return check(resultOf(await exchange(ctx.agent, port, 'POST', path, headers, t.body(id)), id));
-      },
-      async teardown() {},
-    };
+    return fixedPost({
+      port,
+      path,
+      headers: { 'content-type': 'application/json', ...extra },
+      request,
+      check,
+    });
   },
   /** Requests that must be refused with a given status (R6: 401 without a token). */
   refused({ port, path, status, request, headers: extra = {} }) {

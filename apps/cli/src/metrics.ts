@@ -91,11 +91,15 @@ export class Metrics {
         end();
       }
     };
+    const bound = new Map<PropertyKey, unknown>([['request', request]]); // bind each method once, not per access
     return new Proxy(inner, {
-      get(target, prop, receiver) {
-        if (prop === 'request') return request;
-        const value: unknown = Reflect.get(target, prop, receiver);
-        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      get(target, prop) {
+        if (bound.has(prop)) return bound.get(prop);
+        const value: unknown = Reflect.get(target, prop, target);
+        if (typeof value !== 'function') return value;
+        const fn = (value as (...a: unknown[]) => unknown).bind(target);
+        bound.set(prop, fn);
+        return fn;
       },
     });
   }

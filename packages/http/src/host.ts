@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport, toWebRequest } from '@modelcontextprotocol/node';
-import { classifyInboundRequest, createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
 import type { McpServer, Server } from '@modelcontextprotocol/server';
 import type { BodyError } from './body.js';
 import { isInitializeBody, readJsonBody, sendJsonRpcError } from './body.js';
@@ -135,10 +135,7 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
       sendJsonRpcError(res, e.status ?? 400, { code: e.rpcCode ?? -32700, message: e.message });
       return;
     }
-    if (stateless) {
-      if (onResourceSubscriptions) await holdSubscriptions(res, body, onResourceSubscriptions);
-      return modernNode(req, res, body);
-    }
+    if (stateless) return serveModern(req, res, body);
 
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
@@ -155,16 +152,17 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
       sendJsonRpcError(res, 400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
       return;
     }
-    const legacy =
-      body === undefined
-        ? await isLegacyRequest(await toWebRequest(req, body, { maxRequestBodySize }), body, {
-            maxRequestBodySize,
-          })
-        : isLegacyPost(req, body);
+    // a POST always has its parsed body here (read above when the framework did not)
+    const legacy = isLegacyPost(req, body);
     if (legacy) {
       sendJsonRpcError(res, 400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
       return;
     }
+    return serveModern(req, res, body);
+  }
+
+  /** The SDK's per-request handler, holding upstream resource subscriptions for listen streams that ask. */
+  async function serveModern(req: HostRequest, res: ServerResponse, body: unknown): Promise<void> {
     if (onResourceSubscriptions) await holdSubscriptions(res, body, onResourceSubscriptions);
     return modernNode(req, res, body);
   }

@@ -47,7 +47,8 @@ export function agentFor(sockets) {
 /**
  * One HTTP exchange on 127.0.0.1.
  *
- * @returns {Promise<{ status: number, headers: import('node:http').IncomingHttpHeaders, text: string }>}
+ * @returns {Promise<{ status: number, headers: import('node:http').IncomingHttpHeaders, text: string, answeredAt: number }>}
+ *   `answeredAt`: `performance.now()` when the last byte of the answer arrived (before anyone parses it)
  */
 export function exchange(agent, port, method, path, headers, body) {
   return new Promise((resolve, reject) => {
@@ -55,7 +56,9 @@ export function exchange(agent, port, method, path, headers, body) {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, answeredAt: performance.now() }),
+      );
       res.on('error', reject);
     });
     req.setTimeout(REQUEST_TIMEOUT_MS, () =>
@@ -100,7 +103,9 @@ function fixedPost({ port, path, headers, request, check }) {
       return { agent };
     },
     async call(ctx, id) {
-      return check(resultOf(await exchange(ctx.agent, port, 'POST', path, headers, t.body(id)), id));
+      const res = await exchange(ctx.agent, port, 'POST', path, headers, t.body(id));
+      ctx.answeredAt = res.answeredAt;
+      return check(resultOf(res, id));
     },
     async teardown() {},
   };
@@ -131,7 +136,9 @@ export const drivers = {
         return { agent, headers, sid };
       },
       async call(ctx, id) {
-        return check(resultOf(await exchange(ctx.agent, port, 'POST', path, ctx.headers, t.body(id)), id));
+        const res = await exchange(ctx.agent, port, 'POST', path, ctx.headers, t.body(id));
+        ctx.answeredAt = res.answeredAt;
+        return check(resultOf(res, id));
       },
       async teardown(ctx) {
         await exchange(ctx.agent, port, 'DELETE', path, deleteHeaders(ctx.headers), undefined).catch(
@@ -177,6 +184,7 @@ export const drivers = {
       },
       async call(ctx, id) {
         const res = await exchange(ctx.agent, port, 'POST', path, headers, t.body(id));
+        ctx.answeredAt = res.answeredAt;
         if (res.status !== status)
           throw new Error(`expected HTTP ${status}, got ${res.status}: ${res.text.slice(0, 120)}`);
         return true;
@@ -252,7 +260,10 @@ export async function runLoad({ driver, concurrency, maxCalls, maxMs, watch = {}
   const agent = agentFor(concurrency);
   try {
     const contexts = await Promise.all(Array.from({ length: concurrency }, () => driver.setup(agent)));
+    // latency: request sent → last byte of the answer (the driver records `answeredAt`); `checked` also counts
+    // the generator parsing and checking the answer, which is the client's cost, not the target's
     const latencies = new Float64Array(maxCalls);
+    const checked = new Float64Array(maxCalls);
     let issued = 0;
     let done = 0;
     let ok = 0;
@@ -265,6 +276,7 @@ export async function runLoad({ driver, concurrency, maxCalls, maxMs, watch = {}
     const worker = async (ctx) => {
       while (issued < maxCalls && performance.now() < deadline) {
         const id = firstId + issued++;
+        ctx.answeredAt = undefined;
         const start = performance.now();
         try {
           if (await driver.call(ctx, id)) ok++;
@@ -273,7 +285,9 @@ export async function runLoad({ driver, concurrency, maxCalls, maxMs, watch = {}
           errors++;
           firstError ??= err instanceof Error ? err.message : String(err);
         }
-        latencies[done++] = performance.now() - start;
+        const end = performance.now();
+        checked[done] = end - start;
+        latencies[done++] = (ctx.answeredAt ?? end) - start;
       }
     };
     await Promise.all(contexts.map(worker));
@@ -293,6 +307,7 @@ export async function runLoad({ driver, concurrency, maxCalls, maxMs, watch = {}
     }
     await Promise.all(contexts.map((c) => driver.teardown(c).catch(() => undefined)));
     const sorted = latencies.subarray(0, done).sort();
+    const sortedChecked = checked.subarray(0, done).sort();
     return {
       concurrency,
       calls: done,
@@ -305,6 +320,7 @@ export async function runLoad({ driver, concurrency, maxCalls, maxMs, watch = {}
       p90: percentile(sorted, 90),
       p99: percentile(sorted, 99),
       max: sorted.length ? sorted[sorted.length - 1] : NaN,
+      checkedP50: percentile(sortedChecked, 50),
       generatorCpuPerCallMs: ok > 0 ? (cpu.user + cpu.system) / 1000 / ok : NaN,
       targets,
     };

@@ -150,6 +150,7 @@ export async function fanout(cfg, log) {
           resultBytes: seen.bytes,
           p50: r.p50,
           p99: r.p99,
+          checkedP50: r.checkedP50,
           perSecond: r.perSecond,
           cpuPerListMs: r.targets.t.cpuPerCallMs,
           upstreamCpuPerListMs: r.targets.t.childrenCpuPerCallMs,
@@ -214,6 +215,17 @@ export function fanoutRows(s) {
           baselineName: `1 upstream (aggregate), ${mode}`,
           ratio: m.cpuPerListMs / b.cpuPerListMs,
         });
+        if (mode === 'cached' && m.checkedP50 !== undefined && b.checkedP50 !== undefined) {
+          rows.push({
+            id: 'R3',
+            what: `context: the same, p50 including the client parsing the ${kb.slice(2) || ''} answer`,
+            value: m.checkedP50,
+            unit: 'ms',
+            baseline: b.checkedP50,
+            baselineName: '1 upstream (aggregate), cached, parsed',
+            ratio: m.checkedP50 / b.checkedP50,
+          });
+        }
       }
     }
   }

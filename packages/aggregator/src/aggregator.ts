@@ -97,6 +97,7 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
     else onUpstreamNotification(core, event);
   };
   const onStateChanged = (event: StateChangedEvent) => {
+    core.lists.touch();
     if (event.to !== 'available') return;
     const generation = registry.get(event.upstream)?.generation;
     const previous = generations.get(event.upstream);
@@ -106,6 +107,7 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
     for (const kind of ALL_KINDS) core.listChanged(kind);
   };
   const onLayoutChanged = (event: SupervisorEvents['layout_changed'][0]) => {
+    core.lists.touch();
     for (const name of [...event.removed, ...event.replaced]) {
       core.lists.forget(name);
       generations.delete(name);

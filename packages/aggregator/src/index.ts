@@ -6,6 +6,7 @@
  */
 export { createAggregator } from './aggregator.js';
 export { listenStreamSubscriptions } from './listenHold.js';
+export { SERIALIZED_RESULT } from './serialized.js';
 export { toJsonRpcError, REQUEST_TIMEOUT_CODE, UPSTREAM_UNAVAILABLE_CODE } from './errors.js';
 export type { UpstreamUnavailableData } from './errors.js';
 export type {

@@ -46,7 +46,16 @@ const ALL_LIST_KINDS: readonly ListKind[] = ['tools', 'prompts', 'resources', 'r
 /** The per-upstream list cache with merged views. */
 export class ListCache {
   private readonly slots = new Map<string, Slot>();
-  private readonly merged = new Map<ListKind, { parts: (CachedList | undefined)[]; items: readonly Obj[] }>();
+  private readonly merged = new Map<
+    ListKind,
+    { parts: (CachedList | undefined)[]; items: readonly Obj[]; stamp: number; settled: boolean }
+  >();
+  /**
+   * Bumped by everything that can change a merged list: an invalidation, a stored fetch, a forgotten upstream,
+   * and (through {@link touch}) any upstream state or layout change. A merged list built from settled parts
+   * under the current stamp is answered as it is, without asking the registry for 2 × N snapshots per request.
+   */
+  private stamp = 0;
   /** Shortened names and dropped items already logged, so each is logged once. */
   private readonly logged = new Set<string>();
 
@@ -96,8 +105,14 @@ export class ListCache {
     for (const kind of kinds) void this.get(upstream, kind).catch(() => undefined);
   }
 
+  /** Notes that an upstream changed state or the layout changed: merged lists are checked anew. */
+  touch(): void {
+    this.stamp += 1;
+  }
+
   /** Marks one list of one upstream stale (its `list_changed`). */
   invalidate(upstream: string, kind: ListKind): void {
+    this.stamp += 1;
     const slot = this.slots.get(`${upstream}\u0000${kind}`);
     if (slot !== undefined) {
       slot.epoch += 1;
@@ -107,11 +122,13 @@ export class ListCache {
 
   /** Forgets everything about an upstream (removed from the layout). */
   forget(upstream: string): void {
+    this.stamp += 1;
     for (const kind of Object.keys(LIST_SPECS) as ListKind[]) this.slots.delete(`${upstream}\u0000${kind}`);
   }
 
   /** Drops every entry. */
   clear(): void {
+    this.stamp += 1;
     this.slots.clear();
     this.merged.clear();
   }
@@ -121,23 +138,29 @@ export class ListCache {
    * when one of the per-upstream entries changed.
    */
   async mergedList(kind: ListKind): Promise<readonly Obj[]> {
-    const names = this.options.registry
-      .list()
-      .map((s) => s.name)
-      .sort();
-    const parts = await Promise.all(names.map((name) => this.get(name, kind).catch(() => undefined)));
     const cached = this.merged.get(kind);
+    if (cached !== undefined && cached.settled && cached.stamp === this.stamp) return cached.items;
+    const stamp = this.stamp;
+    const snaps = this.options.registry.list().sort((a, b) => (a.name < b.name ? -1 : 1));
+    const parts = await Promise.all(snaps.map((s) => this.get(s.name, kind).catch(() => undefined)));
+    // settled: nothing would be fetched if asked again now (every list fresh, or its upstream not available)
+    const settled = snaps.every((snap) => {
+      if (snap.phase !== 'available') return true;
+      const slot = this.slots.get(`${snap.name}\u0000${kind}`);
+      return slot?.entry !== undefined && slot.fresh && slot.entry.generation === snap.generation;
+    });
     if (
       cached !== undefined &&
       cached.parts.length === parts.length &&
       cached.parts.every((p, i) => p === parts[i])
     ) {
+      this.merged.set(kind, { ...cached, stamp, settled });
       return cached.items;
     }
     const items: Obj[] = [];
     for (const part of parts) if (part !== undefined) items.push(...part.items);
     const frozen = items.length === 0 ? EMPTY : items;
-    this.merged.set(kind, { parts, items: frozen });
+    this.merged.set(kind, { parts, items: frozen, stamp, settled });
     return frozen;
   }
 
@@ -171,6 +194,7 @@ export class ListCache {
     const entry: CachedList = { ...exposed, upstream, generation: snap.generation, report };
     this.logChanges(entry, kind);
     if (epoch < slot.entryEpoch) return slot.entry;
+    this.stamp += 1;
     slot.entry = entry;
     slot.entryEpoch = epoch;
     slot.fresh = slot.epoch === epoch;

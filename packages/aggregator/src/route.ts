@@ -11,6 +11,7 @@ import type { AgentCall, Core } from './core.js';
 import type { NameKind } from './errors.js';
 import { unknownNameError } from './errors.js';
 import { pageOf } from './paging.js';
+import { wholeListResult } from './serialized.js';
 import { singleUpstream } from './single.js';
 import { wrapCallToolResult, wrapPromptResult, wrapReadResult, tryWrap } from './rewrite.js';
 import type { ListKind } from './types.js';
@@ -146,9 +147,11 @@ export async function dispatchAggregate(core: Core, request: JSONRPCRequest, cal
       pageSize: core.options.pageSize,
       keyOf: (item) => String(item[field]),
     });
-    return page.nextCursor === undefined
-      ? { [listKind]: page.items }
-      : { [listKind]: page.items, nextCursor: page.nextCursor };
+    if (page.nextCursor === undefined) {
+      // the whole list in one page: one result object (and one JSON text) per list version
+      return page.items === merged ? wholeListResult(listKind, merged) : { [listKind]: page.items };
+    }
+    return { [listKind]: page.items, nextCursor: page.nextCursor };
   }
   switch (request.method) {
     case 'tools/call': {

@@ -7,17 +7,30 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SERIALIZED_RESULT } from './directPost.js';
 import { createMcpHttpHost } from './host.js';
 import type { McpHttpHostOptions } from './types.js';
 
 const errors: Error[] = [];
 
+/**
+ * A tools/list result carrying its own JSON text (SERIALIZED_RESULT), written with a space after every colon, so a
+ * client can tell that the fast path wrote these bytes rather than serializing the object.
+ */
+const LIST_TEXT = JSON.stringify({ tools: [{ name: 'echo', inputSchema: { type: 'object' } }] }).replace(
+  /":/g,
+  '": ',
+);
+function listResult() {
+  const result = JSON.parse(LIST_TEXT) as { tools: unknown[] };
+  Object.defineProperty(result, SERIALIZED_RESULT, { enumerable: false, value: Buffer.from(LIST_TEXT) });
+  return result;
+}
+
 function testServer(): Server {
   const server = new Server({ name: 'direct', version: '1.0.0' }, { capabilities: { tools: {} } });
   server.onerror = (e) => errors.push(e);
-  server.setRequestHandler('tools/list', () => ({
-    tools: [{ name: 'echo', inputSchema: { type: 'object' } }],
-  }));
+  server.setRequestHandler('tools/list', () => listResult());
   server.setRequestHandler('tools/call', async (req, ctx) => {
     const args = (req.params.arguments ?? {}) as Record<string, unknown>;
     const token = ctx.mcpReq._meta?.progressToken;
@@ -149,6 +162,23 @@ describe('the 2025-session fast path answers as the SDK transport does', () => {
       expect(fast.headers).toEqual(sdk.headers);
       expect(fast.data).toEqual(sdk.data);
     }
+  });
+
+  it('writes a result that carries its own JSON text (SERIALIZED_RESULT) as those bytes, spliced into the event', async () => {
+    const { url, headers } = await start();
+    const list = { jsonrpc: '2.0', id: 'l-1', method: 'tools/list', params: {} };
+    const fastRes = await fetch(url, { method: 'POST', headers, body: JSON.stringify(list) });
+    const length = Number(fastRes.headers.get('content-length'));
+    const fast = await seen(fastRes);
+    const sdk = await seen(await fetch(url, { method: 'POST', headers, body: JSON.stringify([list]) }));
+    expect(fast.text).toBe(`event: message\ndata: {"result":${LIST_TEXT},"jsonrpc":"2.0","id":"l-1"}\n\n`);
+    expect(length).toBe(Buffer.byteLength(fast.text));
+    expect(sdk.text).not.toContain(LIST_TEXT); // the SDK transport serializes the object itself
+    expect(fast.headers).toEqual(sdk.headers);
+    expect(fast.data).toEqual(sdk.data);
+    expect(fast.data).toEqual([
+      { jsonrpc: '2.0', id: 'l-1', result: { tools: [{ name: 'echo', inputSchema: { type: 'object' } }] } },
+    ]);
   });
 
   it('progress notifications come on the call stream before the result', async () => {

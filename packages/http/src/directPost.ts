@@ -25,6 +25,54 @@ function sseHeaders(sessionId: string): Record<string, string> {
 const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
 /**
+ * Key under which a result may carry its own JSON text: a non-enumerable `Buffer` property holding the UTF-8 bytes
+ * of `JSON.stringify(result)`. The session fast path writes those bytes instead of serializing the result again;
+ * `@mcppipe/aggregator` sets it on merged lists answered in one page (issue 9, T4). `Symbol.for`, so producers
+ * need no dependency on this package.
+ */
+export const SERIALIZED_RESULT: unique symbol = Symbol.for('@mcppipe/serialized-result');
+
+/**
+ * The SSE event of a response as bytes: `sseEvent(message)`, byte for byte, in one buffer, or, when the result
+ * carries its own JSON text ({@link SERIALIZED_RESULT}), in three (the text in the middle, neither copied nor
+ * re-encoded: a 300 KB list then costs no allocation of its size per answer).
+ */
+function sseEventChunks(message: JSONRPCMessage): Buffer[] {
+  const result = (message as { result?: unknown }).result;
+  const text =
+    typeof result === 'object' && result !== null
+      ? (result as Record<symbol, unknown>)[SERIALIZED_RESULT]
+      : undefined;
+  if (!Buffer.isBuffer(text)) return [Buffer.from(sseEvent(message))];
+  let head = 'event: message\ndata: {';
+  let tail = '';
+  let sep = '';
+  let afterResult = false;
+  for (const [key, value] of Object.entries(message)) {
+    if (value === undefined) continue;
+    const part =
+      key === 'result' ? `${sep}"result":` : `${sep}${JSON.stringify(key)}:${JSON.stringify(value)}`;
+    sep = ',';
+    if (afterResult) tail += part;
+    else head += part;
+    if (key === 'result') afterResult = true;
+  }
+  return [Buffer.from(head), text, Buffer.from(`${tail}}\n\n`)];
+}
+
+/** Writes `chunks` and ends `res`, corked, so the socket gets them in one `writev`. */
+function endWith(res: ServerResponse, chunks: Buffer[]): void {
+  if (chunks.length === 1) {
+    res.end(chunks[0]);
+    return;
+  }
+  res.cork();
+  for (const chunk of chunks) res.write(chunk);
+  res.end();
+  res.uncork();
+}
+
+/**
  * Headers are sent with the first event; a call still running after this long gets them at once, like the SDK
  * (which sends them before dispatching), so clients with a short time-to-headers limit see no difference.
  */
@@ -114,13 +162,15 @@ class Exchange {
     this.stop();
     if (this.res.destroyed || this.res.writableEnded) return;
     if (this.res.headersSent) {
-      this.res.end(sseEvent(message));
+      endWith(this.res, sseEventChunks(message));
       return;
     }
     // encoded once: its length is the Content-Length and the socket writes the bytes as they are
-    const event = Buffer.from(sseEvent(message));
-    this.res.writeHead(200, { ...this.headers, 'content-length': String(event.length) });
-    this.res.end(event);
+    const chunks = sseEventChunks(message);
+    let length = 0;
+    for (const chunk of chunks) length += chunk.length;
+    this.res.writeHead(200, { ...this.headers, 'content-length': String(length) });
+    endWith(this.res, chunks);
   }
 
   /** Ends the stream without a response (the session closed), as the SDK closes its stream. */

@@ -4,6 +4,7 @@
  * @module
  */
 export { createMcpHttpHost } from './host.js';
+export { SERIALIZED_RESULT } from './directPost.js';
 export type {
   HostRequest,
   Logger,

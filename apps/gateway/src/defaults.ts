@@ -7,6 +7,12 @@
 /** `MCP_BODY_LIMIT`: the largest MCP request body, in bytes (the SDK's own default). */
 export const DEFAULT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 
+/**
+ * A request refused before its body is read (401, 403, 404, 429) keeps its connection when its body is declared
+ * by a `Content-Length` of at most this many bytes: Node drains it. Larger or chunked bodies close instead.
+ */
+export const DRAIN_LIMIT_BYTES = 64 * 1024;
+
 /** Deepest JSON nesting accepted in an MCP request body; checked before parsing (SECURITY-REFERENCE C4). */
 export const DEFAULT_MAX_JSON_DEPTH = 100;
 

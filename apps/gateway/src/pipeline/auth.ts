@@ -10,7 +10,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PipelineObserver, TokenVerifier } from '../types.js';
-import { RPC, hasBody, refuse } from './rpcError.js';
+import { RPC, mustCloseUnread, refuse } from './rpcError.js';
 
 /** Headers removed from a verified request: client credentials and session identifiers. */
 export const STRIPPED_HEADERS = [
@@ -20,6 +20,9 @@ export const STRIPPED_HEADERS = [
   'x-api-key',
   'mcp-session-id',
 ];
+
+/** `Authorization: Bearer <token>` (RFC 6750 §2.1 `b64token`). */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 /** The Node request of a verified request. */
 export type AuthedRaw = FastifyRequest['raw'] & { auth?: AuthInfo };
@@ -53,21 +56,77 @@ export function bearerChallenge(metadataUrl: string, description?: string): stri
   return `Bearer error="invalid_token", error_description="${safe}", resource_metadata="${metadataUrl}"`;
 }
 
-function challenge(reply: FastifyReply, metadataUrl: string, description?: string): FastifyReply {
-  reply.header('www-authenticate', bearerChallenge(metadataUrl, description));
-  if (hasBody(reply.request)) reply.header('connection', 'close');
-  const body =
-    description === undefined
-      ? { error: 'invalid_request', error_description: 'Authorization required: send a Bearer access token' }
-      : { error: 'invalid_token', error_description: description };
+/** The fixed reasons a bearer token is refused with (sent as `error_description`). */
+const REFUSALS = {
+  malformed: 'Malformed Authorization header',
+  invalid: 'The access token is invalid or expired',
+  expired: 'The access token expired',
+  audience: 'The access token was not issued for this resource',
+} as const;
+
+/** Why a request was refused 401: no credentials, or one of {@link REFUSALS}. */
+type Refusal = 'missing' | keyof typeof REFUSALS;
+
+/**
+ * One protected resource, with everything its 401 answers need computed once (not per request): the
+ * canonical resource compared with a token's audience, and the `WWW-Authenticate` value and JSON body of
+ * each refusal.
+ */
+export interface ProtectedTarget {
+  /** The endpoint's resource URL. */
+  resource: string;
+  /** {@link canonicalResource} of `resource`. */
+  canonical: string | undefined;
+  /** The RFC 9728 metadata URL. */
+  metadataUrl: string;
+  /** Header and serialized body per refusal. */
+  refusals: Record<Refusal, { header: string; body: string }>;
+}
+
+/**
+ * Precomputes a {@link ProtectedTarget}.
+ *
+ * @param resource - the endpoint's resource URL
+ * @param metadataUrl - its RFC 9728 metadata URL
+ */
+export function protectedTarget(resource: string, metadataUrl: string): ProtectedTarget {
+  const refusal = (description?: string) => ({
+    header: bearerChallenge(metadataUrl, description),
+    body: JSON.stringify(
+      description === undefined
+        ? {
+            error: 'invalid_request',
+            error_description: 'Authorization required: send a Bearer access token',
+          }
+        : { error: 'invalid_token', error_description: description },
+    ),
+  });
+  return {
+    resource,
+    canonical: canonicalResource(resource),
+    metadataUrl,
+    refusals: {
+      missing: refusal(),
+      malformed: refusal(REFUSALS.malformed),
+      invalid: refusal(REFUSALS.invalid),
+      expired: refusal(REFUSALS.expired),
+      audience: refusal(REFUSALS.audience),
+    },
+  };
+}
+
+function challenge(reply: FastifyReply, target: ProtectedTarget, why: Refusal): FastifyReply {
+  const { header, body } = target.refusals[why];
+  reply.header('www-authenticate', header);
+  if (mustCloseUnread(reply.request)) reply.header('connection', 'close');
   return reply.code(401).type('application/json').send(body);
 }
 
 /** Options of {@link createAuthHook}. */
 export interface AuthHookOptions {
   verifier: TokenVerifier;
-  /** Maps a request to its resource URL and metadata URL; undefined when no resource applies (→ 404). */
-  resourceOf: (req: FastifyRequest) => { resource: string; metadataUrl: string } | undefined;
+  /** Maps a request to its protected resource ({@link protectedTarget}); undefined when none applies (→ 404). */
+  resourceOf: (req: FastifyRequest) => ProtectedTarget | undefined;
   observer?: PipelineObserver;
 }
 
@@ -84,32 +143,24 @@ export function createAuthHook(options: AuthHookOptions) {
       return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found' });
     }
     const header = req.headers.authorization;
-    const match = typeof header === 'string' ? /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header) : null;
+    const match = typeof header === 'string' ? BEARER.exec(header) : null;
     if (!match?.[1]) {
       observer?.('auth', 'reject');
-      return challenge(
-        reply,
-        target.metadataUrl,
-        header === undefined ? undefined : 'Malformed Authorization header',
-      );
+      return challenge(reply, target, header === undefined ? 'missing' : 'malformed');
     }
     let info: AuthInfo;
     try {
       info = await verifier.verifyAccessToken(match[1], target.resource);
     } catch {
       observer?.('auth', 'reject');
-      return challenge(reply, target.metadataUrl, 'The access token is invalid or expired');
+      return challenge(reply, target, 'invalid');
     }
     observer?.('auth', 'pass');
     const audience = info.resource === undefined ? undefined : canonicalResource(info.resource);
     const expired = typeof info.expiresAt === 'number' && info.expiresAt * 1000 < Date.now();
-    if (audience === undefined || audience !== canonicalResource(target.resource) || expired) {
+    if (audience === undefined || audience !== target.canonical || expired) {
       observer?.('audience', 'reject');
-      return challenge(
-        reply,
-        target.metadataUrl,
-        expired ? 'The access token expired' : 'The access token was not issued for this resource',
-      );
+      return challenge(reply, target, expired ? 'expired' : 'audience');
     }
     observer?.('audience', 'pass');
     const raw = req.raw as AuthedRaw;

@@ -4,6 +4,7 @@
  * @module
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DRAIN_LIMIT_BYTES } from '../defaults.js';
 
 /** JSON-RPC codes used by the pipeline. */
 export const RPC = {
@@ -32,8 +33,27 @@ export function hasBody(req: FastifyRequest): boolean {
 }
 
 /**
- * Refuses a request with a JSON-RPC error. A request whose body is unread gets `Connection: close`, so
- * Node drops the socket instead of draining an arbitrarily large body (G6).
+ * Whether a request refused before its body was read must close its connection. A body declared by a
+ * `Content-Length` of at most {@link DRAIN_LIMIT_BYTES} is left to Node, which reads and discards it after the
+ * answer (bounded by the request timeout) and keeps the connection alive, so an agent retrying after a 401 pays
+ * no new TCP handshake. A chunked body (no length) or a larger one closes the connection: nobody can make the
+ * gateway read megabytes it is about to refuse (G6).
+ *
+ * @param req - the request being refused, its body unread
+ * @returns true when the answer must carry `Connection: close`
+ */
+export function mustCloseUnread(req: FastifyRequest): boolean {
+  if (req.headers['transfer-encoding'] !== undefined) return true;
+  const length = req.headers['content-length'];
+  if (length === undefined || length === '0') return false;
+  const bytes = length.length <= 7 && /^\d+$/.test(length) ? Number(length) : Infinity;
+  return bytes > DRAIN_LIMIT_BYTES;
+}
+
+/**
+ * Refuses a request with a JSON-RPC error. A request whose body is unread and not small (see
+ * {@link mustCloseUnread}) gets `Connection: close`, so Node drops the socket instead of draining an
+ * arbitrarily large body (G6); a small one is drained and the connection kept.
  *
  * @param reply - the Fastify reply
  * @param status - the HTTP status
@@ -45,7 +65,7 @@ export function refuse(
   status: number,
   error: { code: number; message: string; data?: unknown },
 ): FastifyReply {
-  if (hasBody(reply.request) && reply.request.body === undefined) reply.header('connection', 'close');
+  if (reply.request.body === undefined && mustCloseUnread(reply.request)) reply.header('connection', 'close');
   return reply
     .code(status)
     .type('application/json')

@@ -9,7 +9,7 @@ import type { McpHttpHost } from '@mcppipe/http';
 import { isValidUpstreamName } from '@mcppipe/namespace';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ToolCounter } from '../health.js';
-import { createAuthHook } from '../pipeline/auth.js';
+import { createAuthHook, protectedTarget, type ProtectedTarget } from '../pipeline/auth.js';
 import { registerBodyParser } from '../pipeline/body.js';
 import type { ClientGate } from '../pipeline/clientGate.js';
 import { createMcpErrorHandler } from '../pipeline/errorHandler.js';
@@ -18,6 +18,9 @@ import { createOriginGuard } from '../pipeline/origin.js';
 import { RPC, refuse } from '../pipeline/rpcError.js';
 import type { EndpointHosts } from '../proxy/hosts.js';
 import type { ResolvedDeps } from '../resolve.js';
+
+/** Most protected resources whose challenges are kept precomputed (server names come from request paths). */
+const MAX_CACHED_TARGETS = 1024;
 
 /**
  * The resource path a request is protected by: `/health` shares `/hub`'s; undefined for a malformed
@@ -46,6 +49,8 @@ export async function mcpRoutes(
   parts: { hosts: EndpointHosts; health: ToolCounter; gate: ClientGate },
 ): Promise<void> {
   const { observer, publicUrl, registry, logger } = deps;
+  // resource path → its precomputed challenges and canonical resource
+  const targets = new Map<string, ProtectedTarget>();
   instance.addHook(
     'onRequest',
     createOriginGuard({ publicUrl, loopback: deps.loopback, allowedOrigins: deps.allowedOrigins, observer }),
@@ -57,12 +62,18 @@ export async function mcpRoutes(
       observer,
       resourceOf: (req) => {
         const path = resourcePathOf(req);
-        return path === undefined
-          ? undefined
-          : {
-              resource: `${publicUrl}${path}`,
-              metadataUrl: `${publicUrl}/.well-known/oauth-protected-resource${path}`,
-            };
+        if (path === undefined) return undefined;
+        let target = targets.get(path);
+        if (target === undefined) {
+          // bounded: paths name servers that may not exist, so the table is cleared rather than grown
+          if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
+          target = protectedTarget(
+            `${publicUrl}${path}`,
+            `${publicUrl}/.well-known/oauth-protected-resource${path}`,
+          );
+          targets.set(path, target);
+        }
+        return target;
       },
     }),
   );

@@ -67,13 +67,9 @@ export async function listProcesses(): Promise<ProcessInfo[]> {
   } catch {
     return [];
   }
-  const out: ProcessInfo[] = [];
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    const info = await readProcess(Number(name));
-    if (info) out.push(info);
-  }
-  return out;
+  // read concurrently: one by one, each read waits for the event loop, which a starting process keeps busy
+  const infos = await Promise.all(names.filter((n) => /^\d+$/.test(n)).map((n) => readProcess(Number(n))));
+  return infos.filter((info): info is ProcessInfo => info !== undefined);
 }
 
 /** A process's environment as a map; undefined when gone or not readable (another user). */
@@ -154,13 +150,12 @@ export async function terminateGroup(
 export async function findMarked(
   match: (env: Map<string, string>, info: ProcessInfo) => boolean,
 ): Promise<ProcessInfo[]> {
-  const out: ProcessInfo[] = [];
-  for (const info of await listProcesses()) {
-    if (info.pid === process.pid || info.state === 'Z') continue;
-    const env = await readEnvironment(info.pid);
-    if (env && env.size > 0 && match(env, info)) out.push(info);
-  }
-  return out;
+  const live = (await listProcesses()).filter((info) => info.pid !== process.pid && info.state !== 'Z');
+  const envs = await Promise.all(live.map((info) => readEnvironment(info.pid)));
+  return live.filter((info, i) => {
+    const env = envs[i];
+    return env !== undefined && env.size > 0 && match(env, info);
+  });
 }
 
 /** Kills processes (and the groups they lead) with SIGTERM, then SIGKILL after `graceMs`; returns their pids. */

@@ -1,6 +1,9 @@
 /** The `mcppipe` command-line entry point (`node apps/cli/dist/cli.js up …`). */
-import { main } from './main.js';
+import { trace } from './up/trace.js';
 
+trace('cli entry');
 // A closed stderr (`mcppipe up 2>&1 | head`) must not take the server down: logs are best effort.
 process.stderr.on('error', () => {});
+const { main } = await import('./main.js');
+trace('cli modules loaded');
 await main(process.argv);

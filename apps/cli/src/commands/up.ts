@@ -1,6 +1,7 @@
 import { McpPipeError } from '@mcppipe/errors';
 import type { Argv, CommandModule } from 'yargs';
 import { logLevels } from '../logger.js';
+import { trace } from '../up/trace.js';
 import type { LogLevel } from '../logger.js';
 
 /** Parsed flags of `mcppipe up` (each also settable as `MCPPIPE_<FLAG>` in the environment). */
@@ -121,7 +122,9 @@ export const upCommand: CommandModule<object, UpArgs> = {
         return true;
       }) as unknown as Argv<UpArgs>,
   handler: async (args) => {
+    trace('up handler');
     const { runUp } = await import('../up/run.js');
+    trace('run modules loaded');
     await runUp(args);
   },
 };

@@ -6,6 +6,9 @@ import type { UpArgs } from '../commands/up.js';
 import { createLogger } from '../logger.js';
 import { resolveLayout } from './layout.js';
 import { listenFailed, parseHostPort, version } from './util.js';
+import { trace, tracing } from './trace.js';
+import { spawn as nodeSpawn } from 'node:child_process';
+import type { SpawnOptions } from 'node:child_process';
 
 /** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
 const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} };
@@ -20,15 +23,32 @@ export async function runUp(args: UpArgs): Promise<void> {
   const logger = createLogger(args.logLevel, args.logFormat);
   const metricsAt = args.metricsAddr ? parseHostPort(args.metricsAddr) : undefined;
   const policy = aggregatorPolicy();
+  trace('logger created');
   const layout = await resolveLayout(args, logger);
+  trace('layout resolved');
   const metrics = args.metricsAddr ? new (await import('../metrics.js')).Metrics() : undefined;
 
+  // Cold start: the serving side loads only once every stdio upstream has been spawned, so the children start
+  // their own (long) module loading first instead of waiting behind ours.
+  let toSpawn = layout.upstreams.filter((u) => u.transport === 'stdio').length;
+  let allSpawned!: () => void;
+  const spawned = new Promise<void>((resolve) => (allSpawned = resolve));
+  if (toSpawn === 0) allSpawned();
+  const spawnCounted = ((command: string, argv: readonly string[], options: SpawnOptions) => {
+    const child = nodeSpawn(command, argv, options);
+    trace('upstream spawned', { pid: child.pid });
+    if (--toSpawn === 0) allSpawned();
+    return child;
+  }) as typeof nodeSpawn;
   const supervisor = new Supervisor({
     upstreams: layout.upstreams,
     policy,
     logger: logger.child({ component: 'supervisor' }),
     clientCapabilities,
+    spawn: spawnCounted,
   });
+  if (tracing)
+    supervisor.on('state_changed', (e) => trace('upstream state', { upstream: e.upstream, to: e.to }));
   // the supervisor logs every transition itself; here they only feed the metrics
   if (metrics) supervisor.on('state_changed', (e) => metrics.onStateChanged(e));
   logger.info(
@@ -36,8 +56,10 @@ export async function runUp(args: UpArgs): Promise<void> {
     `starting ${layout.upstreams.length} upstream(s)`,
   );
   const started = Date.now();
+  trace('supervisor start');
   const upstreamsStarted = supervisor.start(); // overlaps the HTTP setup below; never rejects for one upstream
   // The serving side loads while the upstreams start (cold start): the CLI is built with code splitting.
+  await Promise.race([spawned, upstreamsStarted]);
   const [
     { createAggregator, listenStreamSubscriptions },
     { createMcpHttpHost },
@@ -49,7 +71,23 @@ export async function runUp(args: UpArgs): Promise<void> {
     import('../httpServer.js'),
     import('./report.js'),
   ]);
-  const registry: UpstreamRegistry = metrics ? metrics.meter(supervisor) : supervisor;
+  trace('serving modules loaded');
+  const metered: UpstreamRegistry = metrics ? metrics.meter(supervisor) : supervisor;
+  const registry: UpstreamRegistry = tracing
+    ? new Proxy(metered, {
+        get(target, key) {
+          if (key === 'request')
+            return async (...a: Parameters<UpstreamRegistry['request']>) => {
+              trace('upstream request', { upstream: a[0], method: a[1].method });
+              const r = await target.request(...a);
+              trace('upstream answered', { upstream: a[0], method: a[1].method });
+              return r;
+            };
+          const v = Reflect.get(target, key, target) as unknown;
+          return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(target) : v;
+        },
+      })
+    : metered;
   const serverInfo = { name: 'mcppipe', version };
   const aggregator = createAggregator({
     registry,
@@ -95,6 +133,8 @@ export async function runUp(args: UpArgs): Promise<void> {
     await supervisor.stop(); // the upstreams were already starting: leave no child behind
     throw listenFailed(err, { host: args.host, port: args.port, hint: '--port (or MCPPIPE_PORT)' });
   });
+  trace('listening');
+  if (tracing) app.server.once('request', () => trace('first request'));
   logger.info({ address }, 'listening');
   const metricsServer =
     metrics && metricsAt
@@ -137,7 +177,9 @@ export async function runUp(args: UpArgs): Promise<void> {
 
   const url = `${address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]')}/mcp`;
   await upstreamsStarted;
+  trace('upstreams started');
   await report.warmLists(aggregator);
+  trace('lists warmed');
   report.printTable(supervisor, aggregator, started);
   report.printReady(url, { hub: args.hub, metrics: metricsServer?.address, mode: layout.mode });
 }

@@ -21,11 +21,24 @@ import { dispatchSingle, singleUpstream } from './single.js';
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
 
+/**
+ * `@mcppipe/http`'s mark of a server one instance of which may serve any number of concurrent 2026-07-28
+ * requests (its direct path); a registered symbol, so neither package imports the other.
+ */
+const SHARED_MODERN_SERVER = Symbol.for('mcppipe.sharedModernServer');
+
 /** The first protocol revision of the modern era (no sessions, `input_required` instead of server→client requests). */
 const MODERN_PROTOCOL_VERSION = '2026-07-28';
 
 /** One agent-facing server: per 2025-era session or per 2026-07-28 request. */
 export class AggregatorServer extends Server implements SessionServer {
+  /**
+   * Shareable across concurrent 2026-07-28 requests: the handlers read nothing per instance but the era (the
+   * request's envelope, auth info, signal and progress token come from its context), and the capabilities and
+   * instructions that are computed per instance only answer `server/discover`, which hosts serve per request.
+   */
+  readonly [SHARED_MODERN_SERVER] = true;
+
   constructor(
     private readonly core: Core,
     private readonly eraHint: 'legacy' | 'modern',

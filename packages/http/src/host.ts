@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
-import type { McpServer, Server } from '@modelcontextprotocol/server';
+import type { InboundClassificationOutcome, McpServer, Server } from '@modelcontextprotocol/server';
 import type { BodyError } from './body.js';
 import { isInitializeBody, readJsonBody, sendJsonRpcError } from './body.js';
 import { DirectPosts } from './directPost.js';
+import type { ClassifiedPost, ModernDirectOptions } from './modernDirect.js';
+import { ModernDirect } from './modernDirect.js';
 import { createNodeHandler } from './nodeHandler.js';
 import { SessionTable } from './sessionTable.js';
 import type { HostRequest, Logger, McpHttpHost, McpHttpHostOptions, McpServerFactory } from './types.js';
@@ -26,19 +28,19 @@ function headerOf(req: HostRequest, name: string): string | undefined {
 }
 
 /**
- * `isLegacyRequest(toWebRequest(req, body), body)` without building a web `Request`: with a parsed body the SDK's
- * predicate reads nothing but the method, the three standard MCP headers and the body, and hands them to
- * `classifyInboundRequest`, which is what this does.
+ * The classification behind `isLegacyRequest(toWebRequest(req, body), body)` without building a web `Request`:
+ * with a parsed body the SDK's predicate reads nothing but the method, the three standard MCP headers and the
+ * body, and hands them to `classifyInboundRequest`, which is what this does. The request is legacy when the
+ * outcome's `kind` is `legacy`.
  */
-function isLegacyPost(req: HostRequest, body: unknown): boolean {
-  const outcome = classifyInboundRequest({
+function classifyPost(req: HostRequest, body: unknown): InboundClassificationOutcome {
+  return classifyInboundRequest({
     httpMethod: 'POST',
     protocolVersionHeader: headerOf(req, 'mcp-protocol-version'),
     mcpMethodHeader: headerOf(req, 'mcp-method'),
     mcpNameHeader: headerOf(req, 'mcp-name'),
     body,
   });
-  return outcome.kind === 'legacy';
 }
 
 /** The `resourceSubscriptions` URIs of a 2026-07-28 `subscriptions/listen` request, if it asks for any. */
@@ -63,7 +65,8 @@ function listenedResources(body: unknown): string[] | undefined {
  * Unknown or evicted session ids answer 404 (clients re-initialize); DELETE ends a session.
  *
  * @param factory - builds one MCP server per 2025 session or per 2026 request (`ctx.era` tells which)
- * @param options - see {@link McpHttpHostOptions}
+ * @param options - see {@link McpHttpHostOptions} and {@link ModernDirectOptions} (the 2026-07-28 direct path,
+ *   on by default for servers that allow it)
  * @returns the host; call `handle(req, res, parsedBody)` from any Node HTTP framework
  *
  * @example Fastify
@@ -72,7 +75,10 @@ function listenedResources(body: unknown): string[] | undefined {
  * app.all('/mcp', async (req, reply) => { reply.hijack(); await host.handle(req.raw, reply.raw, req.body); });
  * ```
  */
-export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHostOptions = {}): McpHttpHost {
+export function createMcpHttpHost(
+  factory: McpServerFactory,
+  options: McpHttpHostOptions & ModernDirectOptions = {},
+): McpHttpHost {
   const {
     stateless = false,
     maxSessions = 1000,
@@ -81,6 +87,7 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
     keepAliveMs = 15_000,
     logger = silent,
     onResourceSubscriptions,
+    modernDirect = true,
   } = options;
   const onerror = (error: Error) => logger.debug({ err: error.message }, 'mcp transport error');
   const modern = createMcpHandler(factory, {
@@ -90,6 +97,7 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
     onerror,
   });
   const modernNode = createNodeHandler(modern, { maxRequestBodySize, onerror });
+  const direct = modernDirect ? new ModernDirect(factory, keepAliveMs, onerror) : undefined;
 
   const closeSession = (session: Session) => {
     void session.transport.close().catch(() => {});
@@ -135,7 +143,7 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
       sendJsonRpcError(res, e.status ?? 400, { code: e.rpcCode ?? -32700, message: e.message });
       return;
     }
-    if (stateless) return serveModern(req, res, body);
+    if (stateless) return serveModern(req, res, { body });
 
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
@@ -153,16 +161,24 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
       return;
     }
     // a POST always has its parsed body here (read above when the framework did not)
-    const legacy = isLegacyPost(req, body);
-    if (legacy) {
+    const outcome = classifyPost(req, body);
+    if (outcome.kind === 'legacy') {
       sendJsonRpcError(res, 400, { code: -32000, message: 'Bad Request: Mcp-Session-Id header is required' });
       return;
     }
-    return serveModern(req, res, body);
+    return serveModern(req, res, { body, outcome });
   }
 
-  /** The SDK's per-request handler, holding upstream resource subscriptions for listen streams that ask. */
-  async function serveModern(req: HostRequest, res: ServerResponse, body: unknown): Promise<void> {
+  /**
+   * A session-less request: the direct path when it applies (see {@link ModernDirect}), else the SDK's
+   * per-request handler, holding upstream resource subscriptions for listen streams that ask.
+   */
+  async function serveModern(req: HostRequest, res: ServerResponse, post: ClassifiedPost): Promise<void> {
+    const { body } = post;
+    if (direct !== undefined && req.method === 'POST') {
+      const served = direct.tryHandle(req, res, post);
+      if (served === true || (served !== false && (await served))) return;
+    }
     if (onResourceSubscriptions) await holdSubscriptions(res, body, onResourceSubscriptions);
     return modernNode(req, res, body);
   }
@@ -192,6 +208,7 @@ export function createMcpHttpHost(factory: McpServerFactory, options: McpHttpHos
         await s.server.close();
       }),
     );
+    await direct?.close();
     await modern.close();
   }
 

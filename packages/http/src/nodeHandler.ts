@@ -19,13 +19,34 @@ function echoableRequestId(body: unknown): string | number | null {
 /**
  * The web `Request` `toWebRequest(req, parsedBody, { signal })` builds, but lazy: `method`, `url`, `headers` and
  * `signal` (all the SDK's entry reads) are served directly; anything else (`body`, `json()`, `clone()`…) builds
- * the real `Request`, with the same URL, headers and re-serialized body as `toWebRequest`.
+ * the real `Request`, with the same URL, headers and re-serialized body as `toWebRequest`. The URL, the headers
+ * and the serialized body are built on first use; `signal` may be given as a function, called on first use.
+ *
+ * @param req - the Node request
+ * @param parsedBody - its parsed body
+ * @param signal - the request's abort signal, or a function returning it
  */
-function parsedRequest(req: IncomingMessage, parsedBody: unknown, signal: AbortSignal): Request {
+export function parsedRequest(
+  req: IncomingMessage,
+  parsedBody: unknown,
+  signal: AbortSignal | (() => AbortSignal),
+): Request {
   const method = (req.method ?? 'GET').toUpperCase();
-  const url = `http://${singleHeaderValue(req.headers['host']) ?? singleHeaderValue(req.headers[':authority']) ?? 'localhost'}${req.url ?? '/'}`;
   const hasBody = method !== 'GET' && method !== 'HEAD';
-  const serialized = hasBody ? JSON.stringify(parsedBody) : undefined;
+  let url: string | undefined;
+  const urlOf = () =>
+    (url ??= `http://${singleHeaderValue(req.headers['host']) ?? singleHeaderValue(req.headers[':authority']) ?? 'localhost'}${req.url ?? '/'}`);
+  let signalValue: AbortSignal | undefined = typeof signal === 'function' ? undefined : signal;
+  const signalOf = () => (signalValue ??= (signal as () => AbortSignal)());
+  let serialized: string | undefined;
+  let serializedDone = false;
+  const serializedOf = (): string | undefined => {
+    if (!serializedDone) {
+      serialized = hasBody ? JSON.stringify(parsedBody) : undefined;
+      serializedDone = true;
+    }
+    return serialized;
+  };
   let headers: Headers | undefined;
   let real: Request | undefined;
   const headersOf = (): Headers => {
@@ -39,25 +60,30 @@ function parsedRequest(req: IncomingMessage, parsedBody: unknown, signal: AbortS
     if (hasBody) {
       headers.delete('content-encoding');
       headers.delete('transfer-encoding');
-      if (serialized === undefined) headers.delete('content-length');
-      else headers.set('content-length', String(Buffer.byteLength(serialized)));
+      const text = serializedOf();
+      if (text === undefined) headers.delete('content-length');
+      else headers.set('content-length', String(Buffer.byteLength(text)));
     }
     return headers;
   };
-  const materialize = (): Request =>
-    (real ??= new Request(url, {
+  const materialize = (): Request => {
+    if (real) return real;
+    const text = serializedOf();
+    real = new Request(urlOf(), {
       method,
       headers: headersOf(),
-      signal,
-      ...(serialized !== undefined && { body: serialized }),
-    }));
+      signal: signalOf(),
+      ...(text !== undefined && { body: text }),
+    });
+    return real;
+  };
   return new Proxy(Object.create(Request.prototype) as Request, {
     get(_target, prop) {
       if (real === undefined) {
         if (prop === 'method') return method;
-        if (prop === 'url') return url;
+        if (prop === 'url') return urlOf();
         if (prop === 'headers') return headersOf();
-        if (prop === 'signal') return signal;
+        if (prop === 'signal') return signalOf();
       }
       const r = materialize();
       const value: unknown = Reflect.get(r, prop, r);

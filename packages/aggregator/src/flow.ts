@@ -140,9 +140,12 @@ export class Flow implements BridgeTarget {
   end(reason?: string): void {
     this.clearTimer();
     if (this.settled === undefined) this.controller.abort(new Error(reason ?? 'flow ended'));
-    const error = new ProtocolError(ProtocolErrorCode.InternalError, reason ?? 'the agent request ended');
-    for (const parked of this.parked.values()) parked.reject(error);
-    this.parked.clear();
+    if (this.parked.size > 0) {
+      // created only when some request is still parked (a completed call has none)
+      const error = new ProtocolError(ProtocolErrorCode.InternalError, reason ?? 'the agent request ended');
+      for (const parked of this.parked.values()) parked.reject(error);
+      this.parked.clear();
+    }
     this.options.onEnd(this);
   }
 

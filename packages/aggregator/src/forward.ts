@@ -111,30 +111,25 @@ export async function forwardRequest(
 }
 
 /**
- * Forwards an agent request for the lifetime of one handler call: links cancellation, relays progress
- * under the agent's token and waits for the last progress notification before returning.
+ * Forwards an agent request for the lifetime of one handler call: the agent request's own signal cancels
+ * the upstream request (the upstream request ends before the handler does, so an abort of the handler
+ * signal after the response reaches nothing), progress is relayed under the agent's token, and the last
+ * progress notification is awaited before returning.
  */
 export async function forwardForAgent(
   request: { method: string; params: Obj | undefined },
   ctx: ServerContext,
   options: Omit<ForwardOptions, 'signal' | 'relay'>,
 ): Promise<Obj> {
-  const controller = new AbortController();
-  const unlink = linkAbort(ctx.mcpReq.signal, controller);
-  const hasToken = ctx.mcpReq._meta?.progressToken !== undefined;
-  const relay = hasToken ? new ProgressRelay() : undefined;
-  relay?.bind(ctx);
+  const params = upstreamParams(request.params);
+  if (ctx.mcpReq._meta?.progressToken === undefined)
+    return forwardRequest(request.method, params, { ...options, signal: ctx.mcpReq.signal });
+  const relay = new ProgressRelay();
+  relay.bind(ctx);
   try {
-    return await forwardRequest(request.method, upstreamParams(request.params), {
-      ...options,
-      signal: controller.signal,
-      ...(relay ? { relay } : {}),
-    });
+    return await forwardRequest(request.method, params, { ...options, signal: ctx.mcpReq.signal, relay });
   } finally {
-    unlink();
-    if (relay !== undefined) {
-      await relay.flush();
-      relay.unbind();
-    }
+    await relay.flush();
+    relay.unbind();
   }
 }

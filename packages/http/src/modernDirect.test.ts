@@ -332,6 +332,20 @@ describe('the 2026-07-28 direct path answers as createMcpHandler does', () => {
     expect(hosts.direct.seen.builds).toBe(1);
   });
 
+  it('answers a request still running when the host closes as the SDK does', async () => {
+    const hosts = await pair();
+    const answers = await Promise.all(
+      [hosts.direct, hosts.sdk].map(async (host) => {
+        const pending = post(host.url, call('hang'));
+        await new Promise((r) => setTimeout(r, 100));
+        await host.host.close();
+        return seenOf(await pending);
+      }),
+    );
+    expect(answers[0]).toEqual(answers[1]);
+    expect(hosts.direct.seen.builds).toBe(1);
+  });
+
   it('keeps concurrent requests with the same JSON-RPC id apart', async () => {
     const { direct } = await pair();
     const answers = await Promise.all(

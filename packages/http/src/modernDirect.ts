@@ -182,13 +182,36 @@ class Exchange {
     this.res.end(body);
   }
 
-  /** The shared instance closed with the request unanswered: its stream ends, like a closed per-request stream. */
+  /**
+   * The shared instance closed with the request unanswered: what the SDK entry answers when its per-request
+   * transport closes first (an SSE stream ends; otherwise HTTP 499 without a body).
+   */
   abandon(): void {
     if (this.done) return;
     this.done = true;
     this.#stopKeepAlive();
-    if (this.#sse) this.res.end();
-    else this.res.destroy();
+    if (!this.#sse) this.res.writeHead(499);
+    this.res.end();
+  }
+
+  /** The dispatch threw: the SDK entry's 500 answer (the request's id echoed). */
+  fail(): void {
+    if (this.done) return;
+    this.done = true;
+    this.#stopKeepAlive();
+    if (this.#sse) {
+      this.res.end();
+      return;
+    }
+    const body = Buffer.from(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        error: { code: ProtocolErrorCode.InternalError, message: 'Internal server error' },
+        id: this.clientId,
+      }),
+    );
+    this.res.writeHead(500, { 'content-type': 'application/json', 'content-length': String(body.length) });
+    this.res.end(body);
   }
 
   #upgrade(): void {
@@ -222,7 +245,10 @@ class SharedTransport extends PerRequestHTTPServerTransport {
   #seq = 0;
   #closed = false;
 
-  constructor(keepAliveMs: number) {
+  constructor(
+    keepAliveMs: number,
+    private readonly report: (error: Error) => void,
+  ) {
     super({ classification: { era: 'modern', revision: MODERN_REVISION }, keepAliveMs });
   }
 
@@ -249,13 +275,16 @@ class SharedTransport extends PerRequestHTTPServerTransport {
       // the per-request transport closes on a client abort, which aborts the handler with ConnectionClosed
       abortHandler(this.server, id);
     });
-    const onmessage = this.onmessage;
     try {
-      onmessage?.({ ...message, id } as JSONRPCMessage, {
+      this.onmessage?.({ ...message, id } as JSONRPCMessage, {
         classification: { era: 'modern', revision: MODERN_REVISION },
         request: extra.request,
         ...(extra.authInfo !== undefined && { authInfo: extra.authInfo }),
       });
+    } catch (err) {
+      this.#exchanges.delete(id);
+      this.report(err instanceof Error ? err : new Error(String(err)));
+      exchange.fail();
     } finally {
       exchange.dispatching = false;
     }
@@ -389,7 +418,7 @@ export class ModernDirect {
       const versions = internals._supportedProtocolVersions;
       if (Array.isArray(versions) && !versions.includes(MODERN_REVISION))
         internals._supportedProtocolVersions = [...versions, MODERN_REVISION];
-      const transport = new SharedTransport(this.keepAliveMs);
+      const transport = new SharedTransport(this.keepAliveMs, this.onerror);
       await server.connect(transport);
       if (server.getNegotiatedProtocolVersion() !== MODERN_REVISION) {
         this.#usable = false;

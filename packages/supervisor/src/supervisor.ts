@@ -76,7 +76,7 @@ export class Supervisor implements UpstreamRegistry, AsyncDisposable {
     ) {
       throw new TypeError('killGraceMs: must be a number ≥ 0');
     }
-    this.id = globalThis.crypto.randomUUID();
+    this.id = options.id ?? globalThis.crypto.randomUUID();
     this.#options = options;
     this.#policy = validatePolicy(options.policy ?? aggregatorPolicy());
     this.#logger = options.logger ?? silentLogger;

@@ -182,6 +182,11 @@ export interface LayoutChange {
 export interface SupervisorOptions {
   /** The upstreams to supervise; names must be unique. */
   upstreams: readonly UpstreamSpec[];
+  /**
+   * This instance's id (`MCPPIPE_SUPERVISOR_ID` in its children's environment). Default: a random UUID. Given by a
+   * caller that spawned children ahead of the supervisor and hands them over through {@link SupervisorOptions.spawn}.
+   */
+  id?: string;
   /** The lifecycle policy. Default: `aggregatorPolicy()` (reads `MCPPIPE_UPSTREAM_*`). */
   policy?: LifecyclePolicy;
   /** Logger. Default: silent. Never logs per call at `info`. */

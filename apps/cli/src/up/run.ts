@@ -6,6 +6,7 @@ import type { UpArgs } from '../commands/up.js';
 import { createLogger } from '../logger.js';
 import { resolveLayout } from './layout.js';
 import { listenFailed, parseHostPort, version } from './util.js';
+import { takeEarlyStart } from './early.js';
 import { trace, tracing } from './trace.js';
 import { spawn as nodeSpawn } from 'node:child_process';
 import type { SpawnOptions } from 'node:child_process';
@@ -34,13 +35,16 @@ export async function runUp(args: UpArgs): Promise<void> {
   let allSpawned!: () => void;
   const spawned = new Promise<void>((resolve) => (allSpawned = resolve));
   if (toSpawn === 0) allSpawned();
+  const early = takeEarlyStart();
   const spawnCounted = ((command: string, argv: readonly string[], options: SpawnOptions) => {
-    const child = nodeSpawn(command, argv, options);
-    trace('upstream spawned', { pid: child.pid });
+    const adopted = early?.adopt(command, argv, options);
+    const child = adopted ?? nodeSpawn(command, argv, options);
+    trace(adopted ? 'upstream handed over' : 'upstream spawned', { pid: child.pid });
     if (--toSpawn === 0) allSpawned();
     return child;
   }) as typeof nodeSpawn;
   const supervisor = new Supervisor({
+    ...(early && { id: early.supervisorId, reapOrphans: !early.reaped }),
     upstreams: layout.upstreams,
     policy,
     logger: logger.child({ component: 'supervisor' }),
@@ -60,6 +64,7 @@ export async function runUp(args: UpArgs): Promise<void> {
   const upstreamsStarted = supervisor.start(); // overlaps the HTTP setup below; never rejects for one upstream
   // The serving side loads while the upstreams start (cold start): the CLI is built with code splitting.
   await Promise.race([spawned, upstreamsStarted]);
+  early?.discard(); // early children the supervisor did not ask for
   const [
     { createAggregator, listenStreamSubscriptions },
     { createMcpHttpHost },

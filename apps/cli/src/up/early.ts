@@ -1,0 +1,177 @@
+import { spawn as nodeSpawn } from 'node:child_process';
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import { trace } from './trace.js';
+
+/**
+ * Cold start: `mcppipe up` with explicit sources spawns its stdio upstreams before it loads yargs, the SDK, pino and
+ * the serving side, so the children's own start (hundreds of milliseconds of module loading) overlaps ours.
+ *
+ * Correctness never rests on this module's reading of the command line: an early child is handed to the supervisor
+ * only when the supervisor, after the real parse and layout resolution, asks to spawn exactly the same command,
+ * arguments, working directory and environment (the supervisor's id is chosen here for that). Every child not
+ * handed over is killed.
+ */
+
+/** Flags of `up` that take one value. */
+const VALUE_FLAGS = new Set([
+  'host',
+  'port',
+  'metrics-addr',
+  'log-level',
+  'log-format',
+  'max-sessions',
+  'session-idle-secs',
+  'body-limit',
+  'upstreams-file',
+]);
+/** Flags of `up` that take one or more values (yargs `array`: every following word up to the next flag). */
+const ARRAY_FLAGS = new Set(['upstream', 'stdio', 'allowed-origins', 'allowed-hosts']);
+const BOOLEAN_FLAGS = new Set(['stateless', 'hub', 'yes', 'y']);
+
+interface SourceArgs {
+  upstream: string[];
+  stdio: string[];
+  upstreamsFile: string | undefined;
+}
+
+/**
+ * The source flags of a plain `mcppipe up …` command line, or undefined for anything else (another command, help,
+ * an unknown or unusual flag, sources from the environment): then nothing starts early.
+ */
+export function earlySources(argv: readonly string[], env: NodeJS.ProcessEnv): SourceArgs | undefined {
+  if (argv[0] !== 'up') return undefined;
+  if (Object.keys(env).some((k) => /^MCPPIPE_(UPSTREAM|STDIO|UPSTREAMS_FILE)$/.test(k))) return undefined;
+  const out: SourceArgs = { upstream: [], stdio: [], upstreamsFile: undefined };
+  for (let i = 1; i < argv.length; i++) {
+    const token = argv[i] ?? '';
+    const m = /^--?([a-z][a-z-]*)(?:=(.*))?$/s.exec(token);
+    if (!m?.[1]) return undefined;
+    const [, name, inline] = m;
+    if (token.startsWith('--') === (name.length === 1)) return undefined; // `-port` or `--y`
+    const values: string[] = [];
+    if (inline !== undefined) values.push(inline);
+    else if (VALUE_FLAGS.has(name)) {
+      const next = argv[++i];
+      if (next === undefined || next.startsWith('-')) return undefined;
+      values.push(next);
+    } else if (ARRAY_FLAGS.has(name)) {
+      while (i + 1 < argv.length && !argv[i + 1]?.startsWith('-')) values.push(argv[++i] ?? '');
+      if (values.length === 0) return undefined;
+    } else if (!BOOLEAN_FLAGS.has(name)) return undefined;
+    if (BOOLEAN_FLAGS.has(name) && inline !== undefined) return undefined;
+    if (name === 'upstream') out.upstream.push(...values);
+    else if (name === 'stdio') out.stdio.push(...values);
+    else if (name === 'upstreams-file') {
+      if (out.upstreamsFile !== undefined) return undefined;
+      out.upstreamsFile = values[0];
+    }
+  }
+  return out;
+}
+
+/** Children spawned ahead of the supervisor, waiting to be handed over. */
+export interface EarlyStart {
+  /** The id the supervisor must use (its children's environment carries it). */
+  readonly supervisorId: string;
+  /** Whether orphans of a crashed run were already reaped (the supervisor need not scan again). */
+  readonly reaped: boolean;
+  /** The early child spawned with exactly these parameters, if any (each is handed over once). */
+  adopt(command: string, args: readonly string[], options: SpawnOptions): ChildProcess | undefined;
+  /** Kills every child not handed over. Idempotent. */
+  discard(): void;
+}
+
+let current: EarlyStart | undefined;
+
+/** Takes the early start, if `mcppipe up` made one (once). */
+export function takeEarlyStart(): EarlyStart | undefined {
+  const e = current;
+  current = undefined;
+  return e;
+}
+
+function keyOf(command: string, args: readonly string[], options: SpawnOptions): string {
+  return JSON.stringify([command, args, options]);
+}
+
+function kill(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL'); // its own process group (detached)
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+/**
+ * Reads the layout and spawns its stdio upstreams, exactly as the supervisor would (reaping orphans first). Never
+ * throws: any problem means no early start, and the normal path reports it.
+ *
+ * @param argv - the arguments after `node cli.js`
+ */
+export async function startEarly(argv: readonly string[]): Promise<void> {
+  try {
+    const flags = earlySources(argv, process.env);
+    if (!flags) return;
+    const [config, stdio] = await Promise.all([
+      import('@mcppipe/config'),
+      import('@mcppipe/supervisor/stdio'),
+    ]);
+    const sources = config.resolveCliSources(flags);
+    if (sources.source === 'none') return;
+    const layout = sources.source === 'flags' ? sources.layout : await config.loadUpstreamsFile(sources.path);
+    const specs = layout.upstreams.filter((u) => u.transport === 'stdio');
+    if (specs.length === 0) return;
+    trace('early layout read');
+    await stdio.reapOrphans(1_000); // as the supervisor does before its first spawn
+    const supervisorId = globalThis.crypto.randomUUID();
+    const children = new Map<string, ChildProcess>();
+    for (const spec of specs) {
+      // A dry run of the supervisor's own transport yields the exact spawn parameters it will use.
+      let captured: [string, readonly string[], SpawnOptions] | undefined;
+      const transport = stdio.createStdioTransport(spec, {
+        vars: process.env,
+        baseEnv: process.env,
+        supervisorId,
+        spawnToken: `${spec.name}/1`,
+        spawn: ((command: string, args: readonly string[], options: SpawnOptions) => {
+          captured = [command, args, options];
+          throw new Error('dry run');
+        }) as unknown as typeof nodeSpawn,
+      });
+      await transport.start().catch(() => {});
+      if (!captured) continue;
+      const child = nodeSpawn(...captured);
+      child.on('error', () => {}); // reported by the supervisor's own spawn if this one is not handed over
+      children.set(keyOf(...captured), child);
+      trace('early upstream spawned', { upstream: spec.name, pid: child.pid });
+    }
+    let done = false;
+    const discard = () => {
+      if (done) return;
+      done = true;
+      for (const child of children.values()) kill(child);
+      children.clear();
+    };
+    process.once('exit', discard);
+    current = {
+      supervisorId,
+      reaped: true,
+      adopt(command, args, options) {
+        const key = keyOf(command, args, options);
+        const child = children.get(key);
+        if (!child) return undefined;
+        children.delete(key);
+        if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
+          kill(child);
+          return undefined;
+        }
+        // the new owner waits for 'spawn', which this child emitted long ago
+        process.nextTick(() => child.emit('spawn'));
+        return child;
+      },
+      discard,
+    };
+  } catch {
+    // no early start
+  }
+}

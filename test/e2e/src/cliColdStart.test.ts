@@ -1,0 +1,46 @@
+// Cold start order (bench R5, T6), read from MCPPIPE_TRACE_STARTUP=1: `mcppipe up` spawns its stdio upstreams before
+// it loads yargs and the serving side, hands those very processes to the supervisor, and leaves none behind when it
+// exits with a usage error. Only the order of events is checked, never their timing.
+import { fixturePath, isPidRunning, runCli, startCli } from '@mcppipe/test-utils';
+import { describe, expect, it } from 'vitest';
+
+const trace = { MCPPIPE_TRACE_STARTUP: '1' };
+const stdio = (name: string, ...flags: string[]) =>
+  `${name}=${[JSON.stringify(process.execPath), fixturePath('sup-basic.mjs'), ...flags].join(' ')}`;
+
+function events(stderr: string): { event: string; data: Record<string, unknown> }[] {
+  return [...stderr.matchAll(/^mcppipe-trace \S+ cpu=\d+ ([^{\n]+?)(?: (\{.*\}))?$/gm)].map((m) => ({
+    event: m[1] ?? '',
+    data: m[2] ? (JSON.parse(m[2]) as Record<string, unknown>) : {},
+  }));
+}
+
+describe('mcppipe up: cold start order', () => {
+  it('spawns the stdio upstreams before loading the CLI and the serving side, then hands them over', async () => {
+    await using cli = await startCli(['--stdio', stdio('a'), '--stdio', stdio('b')], { env: trace });
+    const ev = events(cli.stderr());
+    const names = ev.map((e) => e.event);
+    const at = (name: string) => names.indexOf(name);
+    const early = ev.filter((e) => e.event === 'early upstream spawned');
+    expect(early.map((e) => e.data['upstream']).sort()).toEqual(['a', 'b']);
+    expect(names.lastIndexOf('early upstream spawned')).toBeLessThan(at('cli modules loaded'));
+    const handedOver = ev.filter((e) => e.event === 'upstream handed over').map((e) => e.data['pid']);
+    expect(handedOver.sort()).toEqual(early.map((e) => e.data['pid']).sort());
+    expect(names).not.toContain('upstream spawned'); // no second spawn
+    expect(names.lastIndexOf('upstream handed over')).toBeLessThan(at('serving modules loaded'));
+    expect(at('serving modules loaded')).toBeLessThan(at('listening'));
+  });
+
+  it('kills the early upstreams when the command line turns out to be a usage error', async () => {
+    // --ignore-eof: the fixture outlives its closed stdin, so only mcppipe's own kill ends it
+    const r = await runCli(['up', '--stdio', stdio('a', '--ignore-eof'), '--port', 'none'], { env: trace });
+    expect(r.code).toBe(2);
+    const pids = events(r.stderr)
+      .filter((e) => e.event === 'early upstream spawned')
+      .map((e) => e.data['pid'] as number);
+    expect(pids).toHaveLength(1);
+    // SIGKILL was sent on exit; the kernel ends the process right after (bounded wait, not a timing check)
+    for (let i = 0; i < 100 && pids.some(isPidRunning); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(pids.filter(isPidRunning)).toEqual([]);
+  });
+});

@@ -102,11 +102,14 @@ export class Flow implements BridgeTarget {
     this.capabilities = (ctx.mcpReq.envelope as Record<string, unknown> | undefined)?.[
       CLIENT_CAPABILITIES_META_KEY
     ] as ClientCapabilities | undefined;
-    for (const [key, value] of Object.entries(ctx.mcpReq.inputResponses ?? {})) {
-      const parked = this.parked.get(key);
-      if (parked === undefined) continue;
-      this.parked.delete(key);
-      parked.resolve(value as Obj);
+    const responses = ctx.mcpReq.inputResponses;
+    if (responses !== undefined) {
+      for (const [key, value] of Object.entries(responses)) {
+        const parked = this.parked.get(key);
+        if (parked === undefined) continue;
+        this.parked.delete(key);
+        parked.resolve(value as Obj);
+      }
     }
     this.relay.bind(ctx);
     const unlink = linkAbort(ctx.mcpReq.signal, this.controller);

@@ -66,6 +66,9 @@ const DIRECT_METHODS = new Set([
 /** The revisions the shared instance serves (the SDK's `SUPPORTED_MODERN_PROTOCOL_VERSIONS`, not exported). */
 const MODERN_REVISION = '2026-07-28';
 
+/** The edge classification of every request the shared instance serves. */
+const CLASSIFICATION = { era: 'modern', revision: MODERN_REVISION } as const;
+
 /** The methods whose `Mcp-Name` header mirrors a body field (the SDK's `MCP_NAME_HEADER_SOURCE`). */
 const NAME_SOURCE: Record<string, string> = {
   'tools/call': 'name',
@@ -249,7 +252,7 @@ class SharedTransport extends PerRequestHTTPServerTransport {
     keepAliveMs: number,
     private readonly report: (error: Error) => void,
   ) {
-    super({ classification: { era: 'modern', revision: MODERN_REVISION }, keepAliveMs });
+    super({ classification: CLASSIFICATION, keepAliveMs });
   }
 
   override start(): Promise<void> {
@@ -268,7 +271,8 @@ class SharedTransport extends PerRequestHTTPServerTransport {
   ): void {
     const id = ++this.#seq;
     this.#exchanges.set(id, exchange);
-    exchange.res.once('close', () => {
+    // 'close' comes once; `on` spares the wrapper `once` allocates
+    exchange.res.on('close', () => {
       if (exchange.done) return;
       this.#exchanges.delete(id);
       exchange.gone();
@@ -277,7 +281,7 @@ class SharedTransport extends PerRequestHTTPServerTransport {
     });
     try {
       this.onmessage?.({ ...message, id } as JSONRPCMessage, {
-        classification: { era: 'modern', revision: MODERN_REVISION },
+        classification: CLASSIFICATION,
         request: extra.request,
         ...(extra.authInfo !== undefined && { authInfo: extra.authInfo }),
       });

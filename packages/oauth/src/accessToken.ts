@@ -1,7 +1,7 @@
 import { isMcpPipeError } from '@mcppipe/errors';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { ACCESS_TOKEN_SKEW_SEC, MAX_ACCESS_TOKEN_LENGTH } from './defaults.js';
-import { invalidToken } from './errors.js';
+import { invalidToken, type InvalidTokenData } from './errors.js';
 import type { SigningKey } from './keys.js';
 import { randomSecret } from './secrets.js';
 
@@ -73,24 +73,84 @@ export interface VerifiedClaims {
   audience: string;
 }
 
+/** Options of the signature and claim checks. */
+export interface VerifyOptions {
+  issuer: string;
+  /** The expected audience, canonical form. */
+  audience: string;
+  /** The current time, epoch ms. */
+  nowMs: number;
+}
+
+/** A compact JWS: three base64url segments (the only shape an access token of ours has). */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+function decodeSegment(segment: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Verifies signature and claims: the algorithm is pinned to EdDSA, the key is the local one (header `kid`
- * must name it; `jku`, `x5u`, `jwk` and `x5c` are never consulted), `typ` must be `at+jwt`, `iss` the
- * issuer, `aud` the expected resource, `exp`/`nbf` within 30 s of skew. No disk, no network.
+ * The checks that can refuse a token without its signature, cheapest first: length, compact-JWS shape,
+ * then the unverified header (`alg` EdDSA, `kid` the local key's) and payload (`iss`, a single `aud` equal
+ * to the expected one, `exp` and `nbf` within the skew). A rejection never needs the signature; passing
+ * these proves nothing, and the token still goes through `jwtVerify`, which checks all of them again.
  *
  * @param key - the local key
- * @param token - the compact JWT
+ * @param token - the bearer token
  * @param options - issuer, expected audience and the current time
- * @returns the claims
- * @throws McpPipeError `MCPP_OAUTH_INVALID_TOKEN`
+ * @returns why the token is refused, or undefined when it must be verified
  */
-export async function verifyAccessTokenSignature(
+export function precheckAccessToken(
   key: SigningKey,
   token: string,
-  options: { issuer: string; audience: string; nowMs: number },
-): Promise<VerifiedClaims> {
-  if (token.length === 0 || token.length > MAX_ACCESS_TOKEN_LENGTH)
-    throw invalidToken('empty or oversized token');
+  options: VerifyOptions,
+): string | undefined {
+  if (token.length === 0 || token.length > MAX_ACCESS_TOKEN_LENGTH) return 'empty or oversized token';
+  if (!COMPACT_JWS.test(token)) return 'malformed token';
+  const dot = token.indexOf('.');
+  const header = decodeSegment(token.slice(0, dot));
+  if (header === undefined) return 'malformed token';
+  if (header['alg'] !== 'EdDSA') return 'unexpected alg';
+  if (header['kid'] !== key.kid) return 'unknown kid';
+  const payload = decodeSegment(token.slice(dot + 1, token.indexOf('.', dot + 1)));
+  if (payload === undefined) return 'malformed token';
+  if (payload['iss'] !== options.issuer) return 'unexpected iss';
+  if (payload['aud'] !== options.audience) return 'unexpected aud';
+  const nowSec = Math.floor(options.nowMs / 1000);
+  const exp = payload['exp'];
+  if (typeof exp !== 'number' || exp <= nowSec - ACCESS_TOKEN_SKEW_SEC) return 'expired';
+  const nbf = payload['nbf'];
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowSec + ACCESS_TOKEN_SKEW_SEC))
+    return 'not yet valid';
+  return undefined;
+}
+
+/**
+ * Verifies signature and claims without throwing for an invalid token: the algorithm is pinned to EdDSA,
+ * the key is the local one (header `kid` must name it; `jku`, `x5u`, `jwk` and `x5c` are never consulted),
+ * `typ` must be `at+jwt`, `iss` the issuer, `aud` the expected resource, `exp`/`nbf` within 30 s of skew.
+ * {@link precheckAccessToken} runs first, so a token refused by its claims costs no signature check.
+ * No disk, no network.
+ *
+ * @param key - the local key
+ * @param token - the compact JWS
+ * @param options - issuer, expected audience and the current time
+ * @returns the claims, or the reason the token is refused (for logs; never sent to clients)
+ */
+export async function checkAccessTokenSignature(
+  key: SigningKey,
+  token: string,
+  options: VerifyOptions,
+): Promise<VerifiedClaims | { reason: string }> {
+  const refused = precheckAccessToken(key, token, options);
+  if (refused !== undefined) return { reason: refused };
   let payload;
   try {
     ({ payload } = await jwtVerify(
@@ -110,11 +170,15 @@ export async function verifyAccessTokenSignature(
       },
     ));
   } catch (err) {
-    if (err instanceof joseErrors.JOSEError) throw invalidToken(err.code, err);
-    throw isMcpPipeError(err, 'MCPP_OAUTH_INVALID_TOKEN') ? err : invalidToken('malformed token', err);
+    if (err instanceof joseErrors.JOSEError) return { reason: err.code };
+    return {
+      reason: isMcpPipeError(err, 'MCPP_OAUTH_INVALID_TOKEN')
+        ? (err.data as InvalidTokenData).reason
+        : 'malformed token',
+    };
   }
   const { sub, jti, exp, aud } = payload;
-  if (typeof aud !== 'string') throw invalidToken('aud must be a single resource');
+  if (typeof aud !== 'string') return { reason: 'aud must be a single resource' };
   const clientId = payload['client_id'];
   const scope = payload['scope'];
   const familyId = payload['fid'];
@@ -126,7 +190,7 @@ export async function verifyAccessTokenSignature(
     typeof jti !== 'string' ||
     typeof exp !== 'number'
   ) {
-    throw invalidToken('missing claims');
+    return { reason: 'missing claims' };
   }
   return {
     sub,
@@ -137,4 +201,23 @@ export async function verifyAccessTokenSignature(
     familyId,
     audience: aud,
   };
+}
+
+/**
+ * {@link checkAccessTokenSignature}, throwing for an invalid token.
+ *
+ * @param key - the local key
+ * @param token - the compact JWS
+ * @param options - issuer, expected audience and the current time
+ * @returns the claims
+ * @throws McpPipeError `MCPP_OAUTH_INVALID_TOKEN`
+ */
+export async function verifyAccessTokenSignature(
+  key: SigningKey,
+  token: string,
+  options: VerifyOptions,
+): Promise<VerifiedClaims> {
+  const result = await checkAccessTokenSignature(key, token, options);
+  if ('reason' in result) throw invalidToken(result.reason);
+  return result;
 }

@@ -18,6 +18,10 @@ export interface ResolvedSettings {
   defaultResource: string;
   /** Whether cookies get `Secure` and the `__Host-` prefix (false only for plain-http loopback). */
   secureCookies: boolean;
+  /** Most tokens in the verified-token cache (0: disabled). */
+  verifiedTokenCacheSize: number;
+  /** Longest a verified-token cache entry is trusted, in ms. */
+  verifiedTokenCacheTtlMs: number;
 }
 
 /** What the parts of the provider share. */

@@ -23,6 +23,13 @@ export const DEFAULT_REFRESH_IDLE_TTL_SEC = 30 * 24 * 3600;
 export const DEFAULT_REFRESH_MAX_TTL_SEC = 90 * 24 * 3600;
 /** Clock skew tolerated when verifying `exp`/`nbf` of access tokens. */
 export const ACCESS_TOKEN_SKEW_SEC = 30;
+/**
+ * Verified-token cache: at most this many access tokens (by SHA-256) have their signature and claim checks
+ * remembered; the least recently used is evicted. Revocation is still checked on every use.
+ */
+export const DEFAULT_VERIFIED_TOKEN_CACHE_SIZE = 10_000;
+/** Verified-token cache: an entry is trusted at most this long (and never past the token's `exp` + skew). */
+export const DEFAULT_VERIFIED_TOKEN_CACHE_TTL_MS = 60_000;
 /** Longest access token `verifyAccessToken` will parse (ours are about 600 characters). */
 export const MAX_ACCESS_TOKEN_LENGTH = 4096;
 /** A pending authorization request (between `/authorize` and the approval) lives this long. */

@@ -9,7 +9,7 @@ export { createOAuthProvider } from './provider.js';
 export type { OAuthEndpoints, OAuthProvider } from './provider.js';
 export type { OAuthProviderOptions } from './options.js';
 export type { AuthInfo } from './accessToken.js';
-export type { BearerResult } from './verify.js';
+export type { BearerResult, TokenCheck } from './verify.js';
 export { bearerChallenge } from './verify.js';
 export { hashPassword } from './password.js';
 export { authorizationServerMetadata, protectedResourceMetadata, OAUTH_PATHS } from './metadata.js';

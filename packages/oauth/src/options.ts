@@ -43,6 +43,13 @@ export interface OAuthProviderOptions {
   allowedRedirectSchemes?: readonly string[];
   /** The resource for requests that name none. Default `<publicUrl>/hub`. */
   defaultResource?: string;
+  /**
+   * Most access tokens whose signature and claim checks are remembered (keyed by the token's SHA-256;
+   * revocation, audience and expiry are still checked on every use). Default 10000; 0 disables; at most 1000000.
+   */
+  verifiedTokenCacheSize?: number;
+  /** Longest a remembered verification is trusted, in ms (never past the token's `exp`). Default 60000; 1000–3600000. */
+  verifiedTokenCacheTtlMs?: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -117,6 +124,16 @@ export function resolveOptions(options: OAuthProviderOptions): {
       ),
       allowedRedirectSchemes: [...schemes],
       defaultResource,
+      verifiedTokenCacheSize: bounded(
+        'verifiedTokenCacheSize',
+        options.verifiedTokenCacheSize ?? D.DEFAULT_VERIFIED_TOKEN_CACHE_SIZE,
+        [0, 1_000_000],
+      ),
+      verifiedTokenCacheTtlMs: bounded(
+        'verifiedTokenCacheTtlMs',
+        options.verifiedTokenCacheTtlMs ?? D.DEFAULT_VERIFIED_TOKEN_CACHE_TTL_MS,
+        [1000, 3_600_000],
+      ),
       secureCookies: url.protocol === 'https:',
     },
   };

@@ -6,7 +6,6 @@ import { BrowserState } from './browserState.js';
 import { registerClient } from './clients.js';
 import { CodeStore } from './codes.js';
 import type { OAuthContext } from './context.js';
-import { PRUNE_INTERVAL_MS, UNUSED_CLIENT_TTL_MS } from './defaults.js';
 import type { GraceCache } from './families.js';
 import {
   header,
@@ -32,7 +31,16 @@ import { normalizeResource } from './resource.js';
 import { pruneState } from './state.js';
 import { StateStore } from './stateStore.js';
 import { handleRevocation, handleTokenRequest } from './tokenEndpoint.js';
-import { authenticateBearer, verifyAccessToken, type BearerResult } from './verify.js';
+import { VerifiedTokenCache } from './tokenCache.js';
+import { ACCESS_TOKEN_SKEW_SEC, PRUNE_INTERVAL_MS, UNUSED_CLIENT_TTL_MS } from './defaults.js';
+import {
+  authenticateBearer,
+  checkAccessToken,
+  createVerifierState,
+  verifyAccessToken,
+  type BearerResult,
+  type TokenCheck,
+} from './verify.js';
 
 /** The HTTP endpoints, framework-free: a web framework adapter maps its requests onto these. */
 export interface OAuthEndpoints {
@@ -62,6 +70,11 @@ export interface OAuthProvider extends AsyncDisposable {
   readonly issuer: string;
   /** See `verifyAccessToken` in the README: EdDSA JWT + in-memory revocation checks; no disk, no network. */
   verifyAccessToken(token: string, expectedResource: string): Promise<AuthInfo>;
+  /**
+   * The same checks as {@link OAuthProvider.verifyAccessToken}, answering a refusal as `{ ok: false, reason }`
+   * instead of throwing (no error object is built on the rejection path). `reason` is for logs only.
+   */
+  checkAccessToken(token: string, expectedResource: string): Promise<TokenCheck>;
   /** Reads `Authorization: Bearer`, verifies it for the resource, and gives the 401 challenge on failure. */
   authenticateBearer(authorization: string | undefined, resourceUrl: string): Promise<BearerResult>;
   authorizationServerMetadata(): AuthorizationServerMetadata;
@@ -119,6 +132,14 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
     emit,
     resources: () => new Set(options.resources().flatMap((r) => normalizeResource(r) ?? [])),
   };
+  const verifier = createVerifierState(
+    ctx,
+    new VerifiedTokenCache({
+      maxEntries: settings.verifiedTokenCacheSize,
+      ttlMs: settings.verifiedTokenCacheTtlMs,
+      skewSec: ACCESS_TOKEN_SKEW_SEC,
+    }),
+  );
   const deps: AuthorizeDeps = {
     codes: new CodeStore(clock, settings.codeTtlSec * 1000),
     browser: new BrowserState(clock),
@@ -188,8 +209,10 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
   };
   return {
     issuer,
-    verifyAccessToken: (token, expectedResource) => verifyAccessToken(ctx, token, expectedResource),
-    authenticateBearer: (authorization, resourceUrl) => authenticateBearer(ctx, authorization, resourceUrl),
+    verifyAccessToken: (token, expectedResource) => verifyAccessToken(verifier, token, expectedResource),
+    checkAccessToken: (token, expectedResource) => checkAccessToken(verifier, token, expectedResource),
+    authenticateBearer: (authorization, resourceUrl) =>
+      authenticateBearer(verifier, authorization, resourceUrl),
     authorizationServerMetadata: () => authorizationServerMetadata(issuer),
     protectedResourceMetadata: prm,
     jwks: () => ({ keys: [key.publicJwk] }),

@@ -22,5 +22,6 @@ export type {
   PipelineStage,
   RateLimitOptions,
   TimeoutOptions,
+  TokenCheck,
   TokenVerifier,
 } from './types.js';

@@ -23,7 +23,15 @@ export interface Logger {
  */
 export interface TokenVerifier {
   verifyAccessToken(token: string, expectedResource: string): Promise<AuthInfo>;
+  /**
+   * Optional: the same checks answering a refusal as `{ ok: false, reason }` instead of throwing, so a
+   * rejected token costs no error object. Used instead of `verifyAccessToken` when present.
+   */
+  checkAccessToken?(token: string, expectedResource: string): Promise<TokenCheck>;
 }
+
+/** The outcome of {@link TokenVerifier.checkAccessToken}; `reason` is for logs, never sent to clients. */
+export type TokenCheck = { ok: true; authInfo: AuthInfo } | { ok: false; reason: string };
 
 /** Something that builds one MCP server per request: the hub (`/hub`) or the aggregator (`/mcp`). */
 export interface McpEndpoint {

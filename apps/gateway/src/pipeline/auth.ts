@@ -137,6 +137,15 @@ export interface AuthHookOptions {
  */
 export function createAuthHook(options: AuthHookOptions) {
   const { verifier, resourceOf, observer } = options;
+  // a token's audience (URL text) → its canonical form: a handful of distinct values, bounded anyway
+  const audiences = new Map<string, string | undefined>();
+  const canonicalAudience = (href: string): string | undefined => {
+    if (audiences.has(href)) return audiences.get(href);
+    const canonical = canonicalResource(href);
+    if (audiences.size >= 1024) audiences.clear();
+    audiences.set(href, canonical);
+    return canonical;
+  };
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const target = resourceOf(req);
     if (target === undefined) {
@@ -149,14 +158,23 @@ export function createAuthHook(options: AuthHookOptions) {
       return challenge(reply, target, header === undefined ? 'missing' : 'malformed');
     }
     let info: AuthInfo;
-    try {
-      info = await verifier.verifyAccessToken(match[1], target.resource);
-    } catch {
-      observer?.('auth', 'reject');
-      return challenge(reply, target, 'invalid');
+    if (verifier.checkAccessToken !== undefined) {
+      const check = await verifier.checkAccessToken(match[1], target.resource);
+      if (!check.ok) {
+        observer?.('auth', 'reject');
+        return challenge(reply, target, 'invalid');
+      }
+      info = check.authInfo;
+    } else {
+      try {
+        info = await verifier.verifyAccessToken(match[1], target.resource);
+      } catch {
+        observer?.('auth', 'reject');
+        return challenge(reply, target, 'invalid');
+      }
     }
     observer?.('auth', 'pass');
-    const audience = info.resource === undefined ? undefined : canonicalResource(info.resource);
+    const audience = info.resource === undefined ? undefined : canonicalAudience(info.resource.href);
     const expired = typeof info.expiresAt === 'number' && info.expiresAt * 1000 < Date.now();
     if (audience === undefined || audience !== target.canonical || expired) {
       observer?.('audience', 'reject');

@@ -1,16 +1,19 @@
 // R6: the gateway (apps/gateway) with one stdio server-everything upstream.
 //  - unauthenticated requests answered 401 per second, c=16: with no Authorization header (answered from the
-//    headers alone) and with a forged token (a real token with a corrupted signature: one Ed25519 verification),
-//    against a plain Fastify route answering 401 (fastify-echo.js);
+//    headers alone) and with forged tokens (a real token with a corrupted signature, a different one on every
+//    request, so no cache of any kind can answer it: one Ed25519 verification each), against a plain Fastify
+//    route answering 401 (fastify-echo.js); plus the CPU per refusal, and the CPU of one Ed25519 verification
+//    alone (WebCrypto, what jose calls; a bounded in-process loop) as context for T7;
 //  - authenticated `tools/call echo` (2026-07-28 requests; the gateway's routes are stateless) through
 //    `/servers/everything/mcp` (verbatim) and `/mcp` (aggregate, `everything__echo`), against R1's mcppipe numbers.
 // Tokens come from the real OAuth flow, as an agent gets them (dynamic registration, PKCE, owner login, approval).
 // Rate limits are raised for the run so they never answer 429.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { drivers, echoCheck, runLoad } from '../lib/loadgen.js';
+import { drivers, echoCheck, exchange, LEGACY_VERSION, runLoad, template } from '../lib/loadgen.js';
 import { measureRounds } from '../lib/rounds.js';
 import { GATEWAY_CLI, referenceServerPath, startBaseline, startProcess } from '../lib/processes.js';
 import { cpuPerCall, describeRun, freePort, median } from '../lib/util.js';
@@ -104,6 +107,65 @@ export function forge(token) {
 }
 
 /**
+ * The `n`-th forgery of a token: its signature with `n` mixed into the first bytes (and never the real one),
+ * so every request of a run carries different bytes; right `kid`, valid claims, so the signature is verified.
+ */
+export function forgeNth(token, n) {
+  const [h, p, s] = token.split('.');
+  const sig = Buffer.from(s, 'base64url');
+  sig.writeUInt32BE((sig.readUInt32BE(0) ^ (n >>> 0)) >>> 0, 0);
+  sig[4] ^= 0xff;
+  return `${h}.${p}.${sig.toString('base64url')}`;
+}
+
+/** Like `drivers.refused`, with a different forged token on every request (call id → `forgeNth`). */
+function refusedForged({ port, path, status, request, token }) {
+  const t = template(request);
+  const base = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': LEGACY_VERSION,
+  };
+  return {
+    async setup(agent) {
+      return { agent };
+    },
+    async call(ctx, id) {
+      const headers = { ...base, authorization: `Bearer ${forgeNth(token, id)}` };
+      const res = await exchange(ctx.agent, port, 'POST', path, headers, t.body(id));
+      if (res.status !== status)
+        throw new Error(`expected HTTP ${status}, got ${res.status}: ${res.text.slice(0, 120)}`);
+      return true;
+    },
+    async teardown() {},
+  };
+}
+
+/**
+ * CPU of one Ed25519 signature verification by WebCrypto (`crypto.subtle.verify`, what jose uses), over a
+ * token-sized message, in this process: a bounded loop (at most `count` calls or `maxMs`).
+ *
+ * @returns {Promise<number>} ms of CPU per verification
+ */
+export async function ed25519VerifyCpuMs(count = 5_000, maxMs = 3_000) {
+  const { subtle } = webcrypto;
+  const keys = await subtle.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify']);
+  const data = randomBytes(330);
+  const sig = new Uint8Array(await subtle.sign({ name: 'Ed25519' }, keys.privateKey, data));
+  sig[0] ^= 0xff; // a forged signature, as in the R6 row
+  for (let i = 0; i < 200; i++) await subtle.verify({ name: 'Ed25519' }, keys.publicKey, sig, data);
+  const cpu0 = process.cpuUsage();
+  const deadline = performance.now() + maxMs;
+  let n = 0;
+  while (n < count && performance.now() < deadline) {
+    await subtle.verify({ name: 'Ed25519' }, keys.publicKey, sig, data);
+    n++;
+  }
+  const cpu = process.cpuUsage(cpu0);
+  return (cpu.user + cpu.system) / 1000 / n;
+}
+
+/**
  * @param {object} cfg see run.js
  * @param {(line: string) => void} log
  * @returns {Promise<object>} `{ pending: reason }` when the gateway is not built or does not start
@@ -193,12 +255,12 @@ export async function gateway(cfg, log) {
       {
         key: 'gateway-401-bad-signature',
         pid: gw.pid,
-        driver: drivers.refused({
+        driver: refusedForged({
           port,
           path: '/servers/everything/mcp',
           status: 401,
           request: echo('echo'),
-          headers: auth(forge(tokens.server)),
+          token: tokens.server,
         }),
       },
       {
@@ -253,6 +315,8 @@ export async function gateway(cfg, log) {
         firstError: [...c1, ...c16].find((r) => r.firstError)?.firstError,
       };
     }
+    summary.ed25519VerifyCpuMs = await ed25519VerifyCpuMs();
+    log(`  one Ed25519 verification (WebCrypto): ${summary.ed25519VerifyCpuMs.toFixed(3)} ms CPU`);
     return { summary };
   } finally {
     await Promise.all([gw?.stop(), fastify?.stop()]);
@@ -277,7 +341,11 @@ export function gatewayRows(s, r1) {
   const f = g['fastify-401'];
   const rows = [];
   for (const [key, what, target] of [
-    ['gateway-401-bad-signature', '401 rate, forged token (one Ed25519 verification), c=16', true],
+    [
+      'gateway-401-bad-signature',
+      '401 rate, forged tokens (a different one per request: one Ed25519 verification), c=16',
+      true,
+    ],
     ['gateway-401-no-token', '401 rate, no Authorization header, c=16', false],
   ]) {
     const m = g[key];
@@ -291,6 +359,31 @@ export function gatewayRows(s, r1) {
       baselineName: 'Fastify 401 route',
       ratio,
       ...(target ? { target: 'T7', limit: { min: 0.5 }, met: ratio >= 0.5 } : {}),
+    });
+  }
+  for (const [key, what] of [
+    ['gateway-401-bad-signature', 'gateway CPU per 401, forged tokens, c=16'],
+    ['gateway-401-no-token', 'gateway CPU per 401, no Authorization header, c=16'],
+  ]) {
+    rows.push({
+      id: 'R6',
+      what,
+      value: g[key].cpuPerCallMs,
+      unit: 'ms',
+      baseline: f.cpuPerCallMs,
+      baselineName: 'Fastify CPU per 401',
+      ratio: g[key].cpuPerCallMs / f.cpuPerCallMs,
+    });
+  }
+  if (Number.isFinite(g.ed25519VerifyCpuMs)) {
+    rows.push({
+      id: 'R6',
+      what: 'context: one Ed25519 verification alone (WebCrypto, as jose calls it), CPU',
+      value: g.ed25519VerifyCpuMs,
+      unit: 'ms',
+      baseline: f.cpuPerCallMs,
+      baselineName: 'Fastify CPU per 401',
+      ratio: g.ed25519VerifyCpuMs / f.cpuPerCallMs,
     });
   }
   const fc = g['fastify-401-close'];
@@ -307,7 +400,7 @@ export function gatewayRows(s, r1) {
     const bad = g['gateway-401-bad-signature'];
     rows.push({
       id: 'R6',
-      what: '401 rate, forged token, vs a Fastify 401 that also closes the connection',
+      what: '401 rate, forged tokens, vs a Fastify 401 that also closes the connection',
       value: bad.c16PerSecond,
       unit: 'req/s',
       baseline: fc.c16PerSecond,

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { VerifiedClaims } from './accessToken.js';
 
 /** Options of {@link VerifiedTokenCache}. */
@@ -61,7 +61,7 @@ export class VerifiedTokenCache {
    * @param token - the compact JWS
    */
   keyOf(token: string): string {
-    return createHash('sha256').update(token, 'utf8').digest('base64');
+    return hash('sha256', token, 'base64');
   }
 
   /**

@@ -11,6 +11,8 @@ import type { PipelineObserver } from '../types.js';
 import { RPC, refuse } from './rpcError.js';
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+/** Most distinct `Host` values whose verdict is remembered. */
+const MAX_DECIDED_HOSTS = 256;
 
 /**
  * Whether a bind address is loopback.
@@ -44,9 +46,20 @@ export interface GuardOptions {
  */
 export function createHostGuard(options: GuardOptions) {
   const allowed = new Set([...LOOPBACK_NAMES, new URL(options.publicUrl).hostname]);
+  // `Host` value → allowed? Agents send the same few values; bounded anyway (cleared when full).
+  const decided = new Map<string, boolean>();
+  const isAllowed = (value: string): boolean => {
+    let ok = decided.get(value);
+    if (ok === undefined) {
+      const host = hostnameOf(value);
+      ok = host !== undefined && (allowed.has(host) || isLoopbackHost(host));
+      if (decided.size >= MAX_DECIDED_HOSTS) decided.clear();
+      decided.set(value, ok);
+    }
+    return ok;
+  };
   return async (req: FastifyRequest, reply: FastifyReply) => {
-    const host = hostnameOf(req.headers.host ?? '');
-    if (host !== undefined && (allowed.has(host) || isLoopbackHost(host))) return;
+    if (isAllowed(req.headers.host ?? '')) return;
     return refuse(reply, 403, { code: RPC.serverError, message: 'Forbidden: Host header is not allowed' });
   };
 }

@@ -346,6 +346,30 @@ describe('the 2026-07-28 direct path answers as createMcpHandler does', () => {
     expect(hosts.direct.seen.builds).toBe(1);
   });
 
+  it('leaves requests to the SDK once the shared instance was closed from elsewhere', async () => {
+    const shared: Server[] = [];
+    const seen: Seen = { aborts: [], auth: [], builds: 0 };
+    const host = createMcpHttpHost(() => {
+      const server = testServer(seen);
+      shared.push(server);
+      return server;
+    });
+    const http = createServer((req, res) => void host.handle(req, res));
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    cleanups.push(async () => {
+      await host.close();
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    });
+    const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+    expect((await seenOf(await post(url, call('echo', { text: '1' })))).status).toBe(200);
+    expect(seen.builds).toBe(1);
+    await shared[0]?.close();
+    const after = await seenOf(await post(url, call('echo', { text: '2' })));
+    expect(after.body).toMatchObject({ result: { content: [{ text: 'echo: 2' }] } });
+    expect(seen.builds).toBe(2);
+  });
+
   it('keeps concurrent requests with the same JSON-RPC id apart', async () => {
     const { direct } = await pair();
     const answers = await Promise.all(

@@ -38,7 +38,9 @@ export interface ModernDirectOptions {
   /**
    * Serve plain 2026-07-28 requests (`tools/call`, `tools/list`, `prompts/get`, `resources/read`, …) on one
    * long-lived server instance instead of the SDK's server + transport per request, when the factory's server
-   * carries {@link SHARED_MODERN_SERVER}. The answers are the SDK's own, byte for byte (see `modernDirect.ts`).
+   * carries the mark `server[Symbol.for('mcppipe.sharedModernServer')] === true` (see `SHARED_MODERN_SERVER`
+   * in `modernDirect.ts` for what it promises). The answers are those of `createMcpHandler`, compared case by
+   * case in `modernDirect.test.ts`.
    * Default true; false serves every 2026-07-28 request through `createMcpHandler`.
    */
   modernDirect?: boolean;
@@ -315,6 +317,11 @@ class SharedTransport extends PerRequestHTTPServerTransport {
     return Promise.resolve();
   }
 
+  /** Whether the transport closed (the instance was closed): later requests go to `createMcpHandler`. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   override close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
@@ -395,6 +402,10 @@ export class ModernDirect {
   #serve(req: HostRequest, res: ServerResponse, message: JSONRPCRequest): boolean {
     const transport = this.#transport;
     if (transport === undefined || res.destroyed) return false;
+    if (transport.closed) {
+      this.#usable = false; // something closed the shared instance
+      return false;
+    }
     const exchange = new Exchange(res, message.id, this.keepAliveMs);
     transport.dispatch(message, exchange, {
       request: parsedRequest(req, message, exchange.signal), // the classified body itself

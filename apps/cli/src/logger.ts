@@ -1,5 +1,8 @@
+import { createRequire } from 'node:module';
 import pino from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
+
+const require = createRequire(import.meta.url);
 
 /** Log levels accepted by `--log-level`. */
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -33,6 +36,8 @@ export function createLogger(level: LogLevel, format: 'pretty' | 'json'): pino.L
   const destination = pino.destination({ fd: 2, sync: false });
   destination.on('error', () => {});
   if (format === 'pretty') {
+    // loaded only here: JSON logs (the default off a TTY) do not pay for its ~40 modules at startup
+    const pretty = require('pino-pretty') as typeof PinoPretty;
     const stream = pretty({
       destination,
       colorize: process.stderr.isTTY,

@@ -1,5 +1,6 @@
 import { spawn as nodeSpawn } from 'node:child_process';
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
+import type { Layout } from '@mcppipe/config';
 import { trace } from './trace.js';
 
 /**
@@ -28,7 +29,7 @@ const VALUE_FLAGS = new Set([
 const ARRAY_FLAGS = new Set(['upstream', 'stdio', 'allowed-origins', 'allowed-hosts']);
 const BOOLEAN_FLAGS = new Set(['stateless', 'hub', 'yes', 'y']);
 
-interface SourceArgs {
+export interface SourceArgs {
   upstream: string[];
   stdio: string[];
   upstreamsFile: string | undefined;
@@ -77,6 +78,8 @@ export interface EarlyStart {
   readonly reaped: boolean;
   /** The early child spawned with exactly these parameters, if any (each is handed over once). */
   adopt(command: string, args: readonly string[], options: SpawnOptions): ChildProcess | undefined;
+  /** The layout read early, when `flags` are the sources it was read from (no second read of the file). */
+  layoutFor(flags: SourceArgs): Layout | undefined;
   /** Kills every child not handed over. Idempotent. */
   discard(): void;
 }
@@ -156,6 +159,11 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
     current = {
       supervisorId,
       reaped: true,
+      layoutFor: (f) =>
+        JSON.stringify([f.upstream, f.stdio, f.upstreamsFile]) ===
+        JSON.stringify([flags.upstream, flags.stdio, flags.upstreamsFile])
+          ? layout
+          : undefined,
       adopt(command, args, options) {
         const key = keyOf(command, args, options);
         const child = children.get(key);

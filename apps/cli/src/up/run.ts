@@ -25,7 +25,10 @@ export async function runUp(args: UpArgs): Promise<void> {
   const metricsAt = args.metricsAddr ? parseHostPort(args.metricsAddr) : undefined;
   const policy = aggregatorPolicy();
   trace('logger created');
-  const layout = await resolveLayout(args, logger);
+  const early = takeEarlyStart();
+  const layout =
+    early?.layoutFor({ upstream: args.upstream, stdio: args.stdio, upstreamsFile: args.upstreamsFile }) ??
+    (await resolveLayout(args, logger));
   trace('layout resolved');
   const metrics = args.metricsAddr ? new (await import('../metrics.js')).Metrics() : undefined;
 
@@ -35,7 +38,6 @@ export async function runUp(args: UpArgs): Promise<void> {
   let allSpawned!: () => void;
   const spawned = new Promise<void>((resolve) => (allSpawned = resolve));
   if (toSpawn === 0) allSpawned();
-  const early = takeEarlyStart();
   const spawnCounted = ((command: string, argv: readonly string[], options: SpawnOptions) => {
     const adopted = early?.adopt(command, argv, options);
     const child = adopted ?? nodeSpawn(command, argv, options);

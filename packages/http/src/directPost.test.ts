@@ -22,7 +22,7 @@ const LIST_TEXT = JSON.stringify({ tools: [{ name: 'echo', inputSchema: { type: 
   '": ',
 );
 function listResult() {
-  const result = JSON.parse(LIST_TEXT) as { tools: unknown[] };
+  const result = JSON.parse(LIST_TEXT) as { tools: { name: string; inputSchema: { type: 'object' } }[] };
   Object.defineProperty(result, SERIALIZED_RESULT, { enumerable: false, value: Buffer.from(LIST_TEXT) });
   return result;
 }

@@ -5,6 +5,8 @@
  */
 export { createMcpHttpHost } from './host.js';
 export { SERIALIZED_RESULT } from './directPost.js';
+export { SHARED_MODERN_SERVER } from './modernDirect.js';
+export type { ModernDirectOptions } from './modernDirect.js';
 export type {
   HostRequest,
   Logger,

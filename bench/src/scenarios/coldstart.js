@@ -102,6 +102,22 @@ const initialize = template({
 });
 const toolsList = template({ method: 'tools/list', params: {} });
 
+/**
+ * From mcppipe's startup trace: when the last upstream was spawned, when it listened (ms since its own start, which
+ * is within a few ms of our spawn) and its CPU time by then.
+ */
+function traceOf(proc) {
+  const events = [
+    ...(proc?.output() ?? '').matchAll(/^mcppipe-trace (\S+) cpu=(\d+) (.+?)(?: \{.*)?$/gm),
+  ].map((m) => ({ ms: Number(m[1]), cpuMs: Number(m[2]), event: m[3] }));
+  const last = (name) => events.filter((e) => e.event === name).at(-1);
+  return {
+    upstreamsSpawnedMs: (last('early upstream spawned') ?? last('upstream spawned'))?.ms,
+    listeningMs: last('listening')?.ms,
+    listeningCpuMs: last('listening')?.cpuMs,
+  };
+}
+
 /** mcppipe with the demo layout: spawn → first tools/list that lists all three upstreams. */
 async function mcppipeStart(layout) {
   const port = await freePort();
@@ -120,7 +136,8 @@ async function mcppipeStart(layout) {
       '--log-level',
       'warn',
     ],
-    { ready: /serving http:/, timeoutMs: RUN_TIMEOUT_MS },
+    // MCPPIPE_TRACE_STARTUP: mcppipe's own timeline on stderr (ms since its start), read back after the run
+    { ready: /serving http:/, timeoutMs: RUN_TIMEOUT_MS, env: { MCPPIPE_TRACE_STARTUP: '1' } },
   );
   let servingAt;
   starting.then(() => (servingAt = performance.now() - t0)).catch(() => undefined);
@@ -157,8 +174,15 @@ async function mcppipeStart(layout) {
         const prefixes = new Set(tools.map((t) => t.name.split('__')[0]));
         if (UPSTREAMS.every((u) => prefixes.has(u))) {
           const ms = performance.now() - t0;
-          await starting.catch(() => undefined); // its serving line may come after the first complete list
-          return { ms, servingMs: servingAt, firstAnswerMs, tools: tools.length, polls };
+          const proc = await starting.catch(() => undefined); // its serving line may come after the first complete list
+          return {
+            ms,
+            servingMs: servingAt,
+            firstAnswerMs,
+            tools: tools.length,
+            polls,
+            trace: traceOf(proc),
+          };
         }
       } catch {
         // not listening yet, or not all upstreams listed yet
@@ -196,7 +220,7 @@ export async function coldstart(cfg, log) {
       const r = await mcppipeStart(layout);
       mcppipe.push(r);
       log(
-        `  run ${i + 1}: mcppipe ${r.ms.toFixed(0)} ms (first answer ${r.firstAnswerMs?.toFixed(0)} ms, serving line ${r.servingMs?.toFixed(0)} ms, ${r.tools} tools); alone: ${UPSTREAMS.map((u) => `${u} ${upstream[u].at(-1).toFixed(0)}`).join(', ')} ms; all three at once ${together.at(-1).toFixed(0)} ms`,
+        `  run ${i + 1}: mcppipe ${r.ms.toFixed(0)} ms (first answer ${r.firstAnswerMs?.toFixed(0)} ms, serving line ${r.servingMs?.toFixed(0)} ms, ${r.tools} tools; own trace: upstreams spawned ${r.trace.upstreamsSpawnedMs?.toFixed(0)} ms, listening ${r.trace.listeningMs?.toFixed(0)} ms after ${r.trace.listeningCpuMs} ms CPU); alone: ${UPSTREAMS.map((u) => `${u} ${upstream[u].at(-1).toFixed(0)}`).join(', ')} ms; all three at once ${together.at(-1).toFixed(0)} ms`,
       );
     }
     const alone = Object.fromEntries(UPSTREAMS.map((u) => [u, median(upstream[u])]));
@@ -205,6 +229,9 @@ export async function coldstart(cfg, log) {
       mcppipeMs: median(mcppipe.map((r) => r.ms)),
       servingMs: median(mcppipe.map((r) => r.servingMs)),
       firstAnswerMs: median(mcppipe.map((r) => r.firstAnswerMs)),
+      upstreamsSpawnedMs: median(mcppipe.map((r) => r.trace.upstreamsSpawnedMs ?? NaN)),
+      listeningMs: median(mcppipe.map((r) => r.trace.listeningMs ?? NaN)),
+      listeningCpuMs: median(mcppipe.map((r) => r.trace.listeningCpuMs ?? NaN)),
       togetherMs: median(together),
       upstreamAloneMs: alone,
       slowest,

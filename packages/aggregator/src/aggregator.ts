@@ -2,7 +2,12 @@ import type { StateChangedEvent } from '@mcppipe/upstream-state';
 import type { SupervisorEvents, UpstreamNotificationEvent } from '@mcppipe/supervisor';
 import type { Server } from '@modelcontextprotocol/server';
 import { upstreamRequestHandler } from './bridge.js';
-import { mergeCapabilities, mergeInstructions, singleCapabilities } from './capabilities.js';
+import {
+  mergeCapabilities,
+  mergeInstructions,
+  singleCapabilities,
+  withoutChangeNotifications,
+} from './capabilities.js';
 import { Core } from './core.js';
 import * as d from './defaults.js';
 import { diagnosticsOf } from './diagnostics.js';
@@ -130,7 +135,10 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
     const text = instructions();
     const server = new AggregatorServer(core, era, {
       info: { ...serverInfo },
-      capabilities: capabilities(),
+      capabilities:
+        era === 'legacy' && ctx?.sessionless === true
+          ? withoutChangeNotifications(capabilities())
+          : capabilities(),
       ...(text ? { instructions: text } : {}),
     });
     if (era === 'legacy') core.sessions.add(server);

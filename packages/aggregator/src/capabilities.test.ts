@@ -1,6 +1,11 @@
 import type { UpstreamSnapshot } from '@mcppipe/supervisor';
 import { describe, expect, it } from 'vitest';
-import { mergeCapabilities, mergeInstructions, singleCapabilities } from './capabilities.js';
+import {
+  mergeCapabilities,
+  mergeInstructions,
+  singleCapabilities,
+  withoutChangeNotifications,
+} from './capabilities.js';
 import { RAW } from './forward.js';
 import { createAggregator } from './index.js';
 import type { AggregatorOptions } from './index.js';
@@ -8,6 +13,27 @@ import { memoryAgent } from './testing/agents.js';
 
 const snap = (name: string, capabilities?: Record<string, unknown>, instructions?: string) =>
   ({ name, capabilities, instructions }) as unknown as UpstreamSnapshot;
+
+describe('withoutChangeNotifications (a 2025-era request without a session)', () => {
+  it('drops listChanged and resources.subscribe, keeps the rest', () => {
+    const caps = {
+      tools: { listChanged: true },
+      prompts: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
+      completions: {},
+      logging: {},
+    };
+    expect(withoutChangeNotifications(caps)).toEqual({
+      tools: {},
+      prompts: {},
+      resources: {},
+      completions: {},
+      logging: {},
+    });
+    expect(caps.resources).toEqual({ listChanged: true, subscribe: true }); // not mutated
+    expect(withoutChangeNotifications({ tools: { listChanged: true } })).toEqual({ tools: {} });
+  });
+});
 
 describe('mergeCapabilities', () => {
   it('advertises only what some upstream declared', () => {

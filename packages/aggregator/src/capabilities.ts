@@ -62,3 +62,21 @@ export function singleCapabilities(snapshot: UpstreamSnapshot | undefined): Serv
   if (snapshot?.capabilities !== undefined) return { ...snapshot.capabilities } as ServerCapabilities;
   return { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } };
 }
+
+/**
+ * Capabilities for a server that answers one request and is gone (a 2025-era request without a session):
+ * without `listChanged` and `resources.subscribe`, which promise notifications nothing could deliver.
+ *
+ * @param caps - the capabilities otherwise advertised
+ * @returns a copy without the notification promises
+ */
+export function withoutChangeNotifications(caps: ServerCapabilities): ServerCapabilities {
+  const out: ServerCapabilities = { ...caps };
+  for (const key of ['tools', 'prompts', 'resources'] as const) {
+    const value = caps[key] as Record<string, unknown> | undefined;
+    if (value === undefined) continue;
+    const { listChanged: _listChanged, subscribe: _subscribe, ...rest } = value;
+    out[key] = rest;
+  }
+  return out;
+}

@@ -47,6 +47,12 @@ export interface AggregatorOptions {
 export interface CreateServerContext {
   /** `modern` for a 2026-07-28 per-request instance; `legacy` (default) for a 2025-era session. */
   era?: 'legacy' | 'modern';
+  /**
+   * A 2025-era server that answers one request without a session (a stateless host, seed 001 "Stateless
+   * transport"): nothing can reach the agent after the response, so `listChanged` and `resources.subscribe`
+   * are not advertised. Ignored for `modern` instances (2026-07-28 agents get changes on listen streams).
+   */
+  sessionless?: boolean;
 }
 
 /** Why an upstream's list walk stopped early. */

@@ -50,3 +50,55 @@ describe('mcppipe up --hub --metrics-addr', () => {
     );
   });
 });
+
+describe('mcppipe up --stateless', () => {
+  it('serves 2025-era requests without sessions and promises no change notifications to them', async () => {
+    await using cli = await startCli([
+      '--stdio',
+      `everything=${node(referenceServerPath('everything'))}`,
+      '--stateless',
+    ]);
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    const res = await fetch(cli.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'e2e', version: '1' },
+        },
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    const text = await res.text();
+    const line = text.split('\n').find((l) => l.startsWith('data: '));
+    const body = JSON.parse(line ? line.slice(6) : text) as {
+      result: { capabilities: Record<string, Record<string, unknown>> };
+    };
+    const caps = body.result.capabilities;
+    expect(caps['tools']).toEqual({});
+    expect(caps['prompts']).toEqual({});
+    expect(caps['resources']).toEqual({});
+
+    // a 2025-era call without a session is answered
+    const call = await fetch(cli.url, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-protocol-version': '2025-11-25' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { message: 'stateless' } }, // one upstream: single mode
+      }),
+    });
+    expect(await call.text()).toContain('Echo: stateless');
+  });
+});

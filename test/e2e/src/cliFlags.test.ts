@@ -28,6 +28,22 @@ describe('mcppipe up: source flag errors (A7, A8)', () => {
     expect(r.stderr).toContain('node b.js');
   });
 
+  it("accepts the supervisor's own MCPPIPE_* variables (policy knobs, a parent supervisor's marks)", async () => {
+    const env = {
+      MCPPIPE_UPSTREAM_MAX_ATTEMPTS: '3',
+      MCPPIPE_UPSTREAM_FAILED_AFTER_SECS: '60',
+      MCPPIPE_SUPERVISOR_ID: '8b1e2f0a-0000-4000-8000-000000000000',
+      MCPPIPE_SUPERVISOR_PID: '1',
+      MCPPIPE_SUPERVISOR_START: '12345',
+      MCPPIPE_SUPERVISOR_CHILD: '1',
+    };
+    // the invalid name is reported: the variables got past yargs' strict parsing
+    const r = await runCli(['up', '--stdio', 'Search=node a.js', '--stdio', 'b=node b.js'], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('Unknown argument');
+    expect(r.stderr).toContain('"Search"');
+  });
+
   it('an invalid upstream name quotes the name and the rule', async () => {
     const r = await runCli(['up', '--stdio', 'Search=node a.js', '--stdio', 'b=node b.js']);
     expect(r.code).toBe(2);

@@ -24,6 +24,23 @@ export interface UpArgs {
   yes: boolean;
 }
 
+const envOnly = { type: 'string', hidden: true } as const;
+
+/**
+ * MCPPIPE_* variables that are not options of `up` but must get past `.env('MCPPIPE')` with `.strict()`: the
+ * upstream policy knobs the supervisor reads itself, and the marks a supervisor (mcppipe, the gateway) writes
+ * into its children's environment, so that mcppipe can run as an upstream of another mcppipe.
+ */
+const ENV_ONLY_OPTIONS = {
+  'upstream-max-attempts': envOnly,
+  'upstream-failed-after-secs': envOnly,
+  'supervisor-id': envOnly,
+  'supervisor-pid': envOnly,
+  'supervisor-start': envOnly,
+  'supervisor-child': envOnly,
+  'trace-startup': envOnly,
+};
+
 /** The default port of `mcppipe up` (documented in the CLI reference). */
 export const DEFAULT_PORT = 8808;
 
@@ -108,6 +125,7 @@ export const upCommand: CommandModule<object, UpArgs> = {
         default: false,
         describe: 'With auto-detection: take every detected server without asking',
       })
+      .options(ENV_ONLY_OPTIONS)
       .check((a) => {
         if (!Number.isInteger(a.port) || a.port < 0 || a.port > 65535)
           throw new McpPipeError(

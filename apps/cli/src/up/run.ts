@@ -110,7 +110,11 @@ export async function runUp(args: UpArgs): Promise<void> {
     maxRequestBodySize: args.bodyLimit,
     logger: logger.child({ component: 'http' }),
   };
-  const mcp = createMcpHttpHost(aggregator.createServer, {
+  // --stateless: a 2025-era request has no session, so its server must not promise change notifications
+  const createServer: typeof aggregator.createServer = args.stateless
+    ? (ctx) => aggregator.createServer({ ...ctx, sessionless: true })
+    : aggregator.createServer;
+  const mcp = createMcpHttpHost(createServer, {
     ...hostOptions,
     onResourceSubscriptions: listenStreamSubscriptions(aggregator),
   });

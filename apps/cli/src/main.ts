@@ -33,8 +33,13 @@ export async function main(argv: readonly string[]): Promise<void> {
       .parseAsync();
   } catch (err) {
     if (isMcpPipeError(err)) {
+      // exit 2: something the user must change (flags, files, environment, the port), as docs/cli.md says
       const usage =
-        err.code.startsWith('MCPP_CFG_') || err.code.startsWith('MCPP_NS_') || err.code === 'MCPP_CLI_USAGE';
+        err.code.startsWith('MCPP_CFG_') ||
+        err.code.startsWith('MCPP_NS_') ||
+        err.code === 'MCPP_CLI_USAGE' ||
+        err.code === 'MCPP_CLI_LISTEN_FAILED' ||
+        err.code === 'MCPP_STATE_INVALID_POLICY';
       process.stderr.write(`mcppipe: ${err.message}\n`);
       const problems = (err.data as { errors?: unknown } | undefined)?.errors;
       // the list adds something only when it holds more than the message already says

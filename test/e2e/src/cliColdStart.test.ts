@@ -1,7 +1,8 @@
 // Cold start order (bench R5, T6), read from MCPPIPE_TRACE_STARTUP=1: `mcppipe up` spawns its stdio upstreams before
 // it loads yargs and the serving side, hands those very processes to the supervisor, and leaves none behind when it
 // exits with a usage error. Only the order of events is checked, never their timing.
-import { fixturePath, isPidRunning, runCli, startCli } from '@mcppipe/test-utils';
+import { spawn } from 'node:child_process';
+import { cliPath, fixturePath, isPidRunning, runCli, startCli } from '@mcppipe/test-utils';
 import { describe, expect, it } from 'vitest';
 
 const trace = { MCPPIPE_TRACE_STARTUP: '1' };
@@ -40,6 +41,34 @@ describe('mcppipe up: cold start order', () => {
       .map((e) => e.data['pid'] as number);
     expect(pids).toHaveLength(1);
     // SIGKILL was sent on exit; the kernel ends the process right after (bounded wait, not a timing check)
+    for (let i = 0; i < 100 && pids.some(isPidRunning); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(pids.filter(isPidRunning)).toEqual([]);
+  });
+
+  it('stops cleanly on SIGTERM while an upstream is still connecting: exit 0, no upstream left running', async () => {
+    // an upstream that never answers initialize (and outlives a closed stdin)
+    const silent = `silent=${JSON.stringify(process.execPath)} -e "setInterval(() => {}, 1000)"`;
+    const proc = spawn(process.execPath, [cliPath, 'up', '--port', '0', '--stdio', silent], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, ...trace },
+    });
+    let stderr = '';
+    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+    try {
+      for (let i = 0; i < 600 && !/ listening$/m.test(stderr); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(stderr).toMatch(/ listening$/m);
+      proc.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    } finally {
+      proc.kill('SIGKILL');
+    }
+    expect(stderr).not.toContain('unexpected error');
+    const pids = events(stderr)
+      .filter((e) => e.event === 'early upstream spawned' || e.event === 'upstream spawned')
+      .map((e) => e.data['pid'] as number);
+    expect(pids).toHaveLength(1);
     for (let i = 0; i < 100 && pids.some(isPidRunning); i++) await new Promise((r) => setTimeout(r, 50));
     expect(pids.filter(isPidRunning)).toEqual([]);
   });

@@ -82,6 +82,11 @@ export interface EarlyStart {
   layoutFor(flags: SourceArgs): Layout | undefined;
   /** Kills every child not handed over. Idempotent. */
   discard(): void;
+  /**
+   * Until this is called, SIGINT/SIGTERM kill the early children and exit (a signal's default action would leave
+   * them running in their own process groups); the caller installs its own handlers right after.
+   */
+  handOverSignals(): void;
 }
 
 let current: EarlyStart | undefined;
@@ -156,7 +161,17 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
       children.clear();
     };
     process.once('exit', discard);
+    const onSignal = (signal: NodeJS.Signals) => {
+      discard();
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     current = {
+      handOverSignals() {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      },
       supervisorId,
       reaped: true,
       layoutFor: (f) =>

@@ -14,6 +14,9 @@ import type { SpawnOptions } from 'node:child_process';
 /** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
 const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} };
 
+/** Longest the startup table waits for every upstream's first attempt, in ms (the URL is printed with it). */
+const TABLE_WAIT_MS = 10_000;
+
 /**
  * `mcppipe up`: resolve the layout, start listening at once, start the upstreams (late ones join with a
  * `list_changed`), print the table and the URL, and stop cleanly on SIGINT/SIGTERM.
@@ -61,6 +64,21 @@ export async function runUp(args: UpArgs): Promise<void> {
     { upstreams: layout.upstreams.map((u) => u.name), mode: layout.mode },
     `starting ${layout.upstreams.length} upstream(s)`,
   );
+  // A signal before the serving side is up stops the upstreams (their own process groups would outlive us);
+  // once it is up, `stop` becomes the graceful shutdown below.
+  let stopping = false;
+  let stop = async (_signal: string): Promise<void> => {
+    stopping = true;
+    setTimeout(() => process.exit(1), 15_000).unref();
+    await supervisor.stop().catch(() => {});
+    process.exit(0);
+  };
+  const onSignal = (signal: string) => {
+    if (!stopping) void stop(signal);
+  };
+  early?.handOverSignals();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const started = Date.now();
   trace('supervisor start');
   const upstreamsStarted = supervisor.start(); // overlaps the HTTP setup below; never rejects for one upstream
@@ -160,9 +178,7 @@ export async function runUp(args: UpArgs): Promise<void> {
   if (metricsAt && !isLoopback(metricsAt[0]))
     logger.warn({ metricsAddr: args.metricsAddr }, 'metrics are served beyond loopback');
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
+  stop = async (signal: string) => {
     stopping = true;
     setTimeout(() => process.exit(1), 15_000).unref(); // a stuck child or connection cannot keep us alive
     try {
@@ -183,14 +199,22 @@ export async function runUp(args: UpArgs): Promise<void> {
       process.exit(0);
     }
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  if (stopping) return; // a signal came while the serving side was starting: that stop is under way
 
   const url = `${address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]')}/mcp`;
-  await upstreamsStarted;
+  // the table waits for the first attempts, but not longer than this: a slow upstream (a first `npx` download)
+  // joins later with a list_changed, and the URL is printed now
+  let waited: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    upstreamsStarted,
+    new Promise<void>((resolve) => (waited = setTimeout(resolve, TABLE_WAIT_MS))),
+  ]);
+  clearTimeout(waited);
   trace('upstreams started');
+  if (stopping) return;
   await report.warmLists(aggregator);
   trace('lists warmed');
+  if (stopping) return;
   report.printTable(supervisor, aggregator, started);
   report.printReady(url, { hub: args.hub, metrics: metricsServer?.address, mode: layout.mode });
 }

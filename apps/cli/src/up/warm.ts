@@ -10,9 +10,10 @@ import { InMemoryTransport } from '@modelcontextprotocol/server';
  */
 export async function warmLists(aggregator: Aggregator): Promise<void> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const server = aggregator.createServer({ era: 'legacy' });
   const client = new Client({ name: 'mcppipe-warmup', version: '1' });
+  let server: ReturnType<Aggregator['createServer']> | undefined;
   try {
+    server = aggregator.createServer({ era: 'legacy' }); // throws once the aggregator is closed (stopping)
     await server.connect(serverSide);
     await client.connect(clientSide);
     const caps = client.getServerCapabilities() ?? {};
@@ -25,6 +26,6 @@ export async function warmLists(aggregator: Aggregator): Promise<void> {
     // best effort
   } finally {
     await client.close().catch(() => {});
-    await server.close().catch(() => {});
+    await server?.close().catch(() => {});
   }
 }

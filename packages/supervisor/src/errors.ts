@@ -86,3 +86,27 @@ export function httpStatus(err: unknown): number | undefined {
 export function isFatal(err: unknown): boolean {
   return isMcpPipeError(err, 'MCPP_CFG_UNSET_VARIABLE') || isMcpPipeError(err, 'MCPP_CFG_INVALID');
 }
+
+/**
+ * Socket errors that say nothing is there (any more) to answer: the HTTP upstream's server is gone. Not a reset:
+ * a keep-alive socket the server closed while a request was on its way fails that way on a healthy server.
+ */
+const CONNECTION_GONE = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+/**
+ * Whether a failed HTTP request could not reach the upstream at all (connection refused, host or network unreachable,
+ * anywhere in the `cause` chain, as `fetch` reports it): the connection is as dead as an exited process.
+ *
+ * @param err - what the SDK client rejected with
+ */
+export function isConnectionGone(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && typeof e === 'object' && e !== null; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_GONE.has(code)) return true;
+    const errors = (e as { errors?: unknown }).errors; // AggregateError (IPv4 and IPv6 both refused)
+    if (Array.isArray(errors) && errors.some((x) => isConnectionGone(x))) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}

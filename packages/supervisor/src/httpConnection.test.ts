@@ -36,6 +36,24 @@ async function stats(url: string): Promise<Record<string, number>> {
 }
 
 describe('HTTP upstreams', () => {
+  it(
+    'a call refused at the socket (the server is gone) takes the upstream down at once and answers unavailable',
+    async () => {
+      const server = await startFixtureServer('sup-http-forgetful.mjs');
+      await using sup = new Supervisor({
+        upstreams: [{ name: 'web', transport: 'http', url: server.url() }],
+        policy: noRetry, // no probe or retry gets in the way within this test
+      });
+      await sup.start();
+      expect(textOf(await sup.request('web', echo('one')))).toBe('one');
+      await server.close(); // SIGKILL: nothing listens on the port any more
+      await expect(sup.request('web', echo('two'))).rejects.toMatchObject({ code: 'MCPP_SUP_UNAVAILABLE' });
+      expect(sup.get('web')).toMatchObject({ phase: 'recovering', lastErrorCode: 'MCPP_SUP_EXITED' });
+      expect(sup.get('web')?.lastError).toMatch(/^connection lost: .*/);
+    },
+    T,
+  );
+
   it.each([
     ['404', []],
     ['400', ['--unknown-status', '400']],

@@ -17,6 +17,7 @@ import {
   isFatal,
   isProtocolError,
   isSessionExpired,
+  isConnectionGone,
   isTransportFailure,
   stoppedError,
   unavailable,
@@ -222,6 +223,11 @@ export class SupervisedUpstream {
       } catch (retryError) {
         return this.#failed(fresh, retryError, { ...call, retried: true });
       }
+    }
+    if (conn.via !== 'stdio' && isConnectionGone(err)) {
+      // nothing listens there any more: the connection is dead now, not after three calls or the next probe
+      this.#died(conn, `connection lost: ${describeError(err)}`, 'MCPP_SUP_EXITED');
+      throw this.#unavailable();
     }
     this.#lifecycle.callFailed(describeError(err));
     throw err;

@@ -101,5 +101,5 @@ await client.close();
 say('──────────────────────────────────────────────────────────────');
 say(`\nStill serving ${url} — add it to your client, e.g.:`);
 say(`  claude mcp add --transport http mcppipe ${url}`);
-say(`  npx @modelcontextprotocol/inspector --cli ${url} --method tools/list`);
+say(`  npx -y @modelcontextprotocol/inspector --cli ${url} --method tools/list`);
 say('Press Ctrl-C to stop.');

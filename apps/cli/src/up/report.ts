@@ -39,7 +39,7 @@ export function printReady(
       ? [`mcppipe: metrics at http://${extra.metrics.address}:${extra.metrics.port}/metrics`]
       : []),
     `  add it to Claude Code:  claude mcp add --transport http mcppipe ${url}`,
-    `  or inspect it:          npx @modelcontextprotocol/inspector --cli ${url} --method tools/list`,
+    `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${url} --method tools/list`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import { createMcpHttpHost } from '@mcppipe/http';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, ProtocolError } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -107,5 +109,85 @@ describe('createProxyServer', () => {
       code: -32000,
       data: { upstream: 'alpha', phase: 'recovering' },
     });
+  });
+});
+
+describe('createProxyServer behind @mcppipe/http (2026-07-28 direct path)', () => {
+  it('serves 2026-07-28 calls on one shared instance, stamping the upstream serverInfo live', async () => {
+    const registry = new FakeRegistry().add('alpha', async (req) => ({
+      content: [{ type: 'text', text: `got ${String((req.params as { name?: string }).name)}` }],
+    }));
+    let built = 0;
+    const host = createMcpHttpHost(
+      () => {
+        built++;
+        return createProxyServer({ registry, name: 'alpha', timeoutMs: 10_000 });
+      },
+      { stateless: true },
+    );
+    const http = createServer((req, res) => void host.handle(req, res));
+    await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
+    closers.push(async () => {
+      await host.close();
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    });
+    const url = `http://127.0.0.1:${(http.address() as { port: number }).port}/mcp`;
+    const call = async (id: number) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 't',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: {
+            name: 't',
+            arguments: {},
+            _meta: {
+              'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+              'io.modelcontextprotocol/clientInfo': { name: 'agent', version: '1' },
+              'io.modelcontextprotocol/clientCapabilities': {},
+            },
+          },
+        }),
+      });
+      expect(res.status).toBe(200);
+      return (await res.json()) as {
+        id: number;
+        result: { content: { text: string }[]; _meta?: Record<string, unknown> };
+      };
+    };
+    const first = await call(1);
+    expect(first.id).toBe(1);
+    expect(first.result.content[0]?.text).toBe('got t');
+    expect(first.result._meta?.['io.modelcontextprotocol/serverInfo']).toEqual({
+      name: 'alpha-server',
+      version: '1.2.3',
+    });
+    const builtAfterFirst = built;
+    // the upstream restarted as another version: the shared instance stamps what the upstream says now
+    registry.snapshots.set('alpha', {
+      ...registry.snapshots.get('alpha')!,
+      serverInfo: { name: 'alpha-server', version: '2.0.0' },
+    });
+    const second = await call(2);
+    expect(second.result._meta?.['io.modelcontextprotocol/serverInfo']).toEqual({
+      name: 'alpha-server',
+      version: '2.0.0',
+    });
+    await call(3);
+    expect(built).toBe(builtAfterFirst); // no server per request
+    expect(registry.requests.map((r) => r.request.method)).toEqual([
+      'tools/call',
+      'tools/call',
+      'tools/call',
+    ]);
   });
 });

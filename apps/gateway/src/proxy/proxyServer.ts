@@ -13,7 +13,13 @@
 import { isMcpPipeError } from '@mcppipe/errors';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { ProtocolError, Server } from '@modelcontextprotocol/server';
-import type { JSONRPCRequest, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
+import type {
+  Implementation,
+  JSONRPCRequest,
+  ServerCapabilities,
+  ServerContext,
+} from '@modelcontextprotocol/server';
+import { SHARED_MODERN_SERVER } from '@mcppipe/http';
 import { McpPipeError } from '@mcppipe/errors';
 
 /** Options of {@link createProxyServer}. */
@@ -101,6 +107,29 @@ async function forward(options: ProxyServerOptions, request: JSONRPCRequest, ctx
 }
 
 /**
+ * The proxy's `Server`. It may serve many 2026-07-28 requests as one long-lived instance (`@mcppipe/http`'s direct
+ * path, `SHARED_MODERN_SERVER`): every request is forwarded on its own context, and the `serverInfo` stamped into
+ * each 2026-07-28 result is read from the upstream's live snapshot (the upstream may have restarted as another
+ * version since the instance was built). Capabilities and instructions only answer `server/discover` and
+ * `initialize`, which are always served on a fresh instance.
+ */
+class ProxyServer extends Server {
+  readonly [SHARED_MODERN_SERVER] = true;
+
+  constructor(
+    private readonly options: ProxyServerOptions,
+    info: Implementation,
+    init: { capabilities: ServerCapabilities; instructions?: string },
+  ) {
+    super(info, init);
+  }
+
+  protected override _outboundServerInfo(): Implementation | undefined {
+    return this.options.registry.get(this.options.name)?.serverInfo ?? super._outboundServerInfo();
+  }
+}
+
+/**
  * Builds the proxy server for one request.
  *
  * @param options - the registry, the upstream name and the timeout
@@ -112,7 +141,7 @@ export function createProxyServer(options: ProxyServerOptions): Server {
   if (snapshot === undefined) {
     throw new McpPipeError('MCPP_SUP_UNKNOWN_UPSTREAM', `No server named "${options.name}" is configured`);
   }
-  const server = new Server(snapshot.serverInfo ?? { name: options.name, version: '0.0.0' }, {
+  const server = new ProxyServer(options, snapshot.serverInfo ?? { name: options.name, version: '0.0.0' }, {
     capabilities: (snapshot.capabilities ?? {}) as ServerCapabilities,
     ...(snapshot.instructions !== undefined && { instructions: snapshot.instructions }),
   });

@@ -6,6 +6,7 @@ import {
   parseJSONRPCMessage,
 } from '@modelcontextprotocol/server';
 import type { AuthInfo, JSONRPCMessage, RequestId } from '@modelcontextprotocol/server';
+import { parsedRequest } from './nodeHandler.js';
 
 /**
  * The response headers of an SSE-mode POST, exactly as the SDK's `WebStandardStreamableHTTPServerTransport` sets
@@ -77,46 +78,6 @@ function endWith(res: ServerResponse, chunks: Buffer[]): void {
  * (which sends them before dispatching), so clients with a short time-to-headers limit see no difference.
  */
 const HEADERS_AFTER_MS = 50;
-
-/**
- * A web `Request` for `ctx.http.req`, built only if a handler reads it. The SDK hands handlers a lazily-filled
- * request too (its Node adapter's); building a real one per call costs more than the rest of the fast path.
- */
-function lazyWebRequest(req: IncomingMessage, body: unknown): Request {
-  let real: Request | undefined;
-  const materialize = (): Request => {
-    if (real) return real;
-    const headers = new Headers();
-    const raw = req.rawHeaders;
-    for (let i = 0; i + 1 < raw.length; i += 2) {
-      try {
-        headers.append(raw[i] as string, raw[i + 1] as string);
-      } catch {
-        // a header a web Headers refuses (the SDK's adapter skips those too)
-      }
-    }
-    const host = req.headers.host ?? 'localhost';
-    real = new Request(`http://${host}${req.url ?? '/'}`, {
-      method: req.method ?? 'POST',
-      headers,
-      body: JSON.stringify(body),
-    });
-    return real;
-  };
-  return new Proxy(Object.create(Request.prototype) as Request, {
-    get(_target, prop) {
-      const r = materialize();
-      const value: unknown = Reflect.get(r, prop, r);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(r) : value;
-    },
-    has(_target, prop) {
-      return prop in materialize();
-    },
-    getPrototypeOf() {
-      return Request.prototype;
-    },
-  });
-}
 
 /** One request served by the fast path: its response stream until the response is written. */
 class Exchange {
@@ -282,7 +243,13 @@ export class DirectPosts {
     this.#open.set(message.id, exchange);
     onmessage(message, {
       authInfo: req.auth,
-      request: lazyWebRequest(req, body),
+      // built only if a handler reads more than method, URL, headers or signal (a real one costs more than the
+      // rest of the fast path); the signal aborts when the client goes away
+      request: parsedRequest(req, body, () => {
+        const abort = new AbortController();
+        res.once('close', () => abort.abort());
+        return abort.signal;
+      }),
       closeSSEStream: undefined,
       closeStandaloneSSEStream: undefined,
     } as never);

@@ -92,11 +92,12 @@ describe('createMcpHttpHost', () => {
   });
 
   it('closes sessions idle longer than the idle timeout', async () => {
-    const { url, host } = await start({ sessionIdleTimeoutMs: 50 });
+    // long enough that a client on a loaded machine finishes its handshake before the session goes idle
+    const { url, host } = await start({ sessionIdleTimeoutMs: 500 });
     await v1Client(url);
     expect(host.sessionCount()).toBe(1);
-    // the sweeper runs every min(idle, 60 s) = 50 ms; poll (bounded) instead of assuming a schedule
-    for (let i = 0; i < 100 && host.sessionCount() > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    // the sweeper runs every min(idle, 60 s) = 500 ms; poll (bounded) instead of assuming a schedule
+    for (let i = 0; i < 250 && host.sessionCount() > 0; i++) await new Promise((r) => setTimeout(r, 20));
     expect(host.sessionCount()).toBe(0);
   });
 

@@ -8,7 +8,8 @@
 //    `/servers/everything/mcp` (verbatim) and `/mcp` (aggregate, `everything__echo`), against R1's mcppipe numbers.
 // Tokens come from the real OAuth flow, as an agent gets them (dynamic registration, PKCE, owner login, approval).
 // Rate limits are raised for the run so they never answer 429.
-import { createHash, randomBytes, webcrypto } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
+import { obtainToken as obtainOwnerToken } from '@mcppipe/test-utils/oauth-flow';
 import { performance } from 'node:perf_hooks';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,83 +20,9 @@ import { GATEWAY_CLI, referenceServerPath, startBaseline, startProcess } from '.
 import { cpuPerCall, describeRun, freePort, median } from '../lib/util.js';
 
 const PASSWORD = 'bench owner passphrase';
-const field = (html, name) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
-const cookieOf = (res) => (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-
-/** An access token for one endpoint, the way an agent obtains it (as test/e2e/src/gatewayProcess.ts does). */
+/** An access token for one endpoint, the way an agent obtains it (the OAuth flow the e2e tests use too). */
 export async function obtainToken(base, path, password = PASSWORD) {
-  const redirectUri = 'http://127.0.0.1:53682/callback';
-  const reg = await fetch(`${base}/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'mcppipe bench',
-      redirect_uris: [redirectUri],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-    }),
-  });
-  if (reg.status !== 201) throw new Error(`register: ${reg.status} ${await reg.text()}`);
-  const clientId = (await reg.json()).client_id;
-  const verifier = randomBytes(32).toString('base64url');
-  const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const resource = `${base}${path}`;
-  const authorize = new URL(`${base}/authorize`);
-  for (const [k, v] of Object.entries({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource,
-    state: 's1',
-  })) {
-    authorize.searchParams.set(k, v);
-  }
-  const post = (p, cookie, body) =>
-    fetch(`${base}${p}`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: base },
-      body: new URLSearchParams(body).toString(),
-    });
-  const loginPage = await fetch(authorize, { redirect: 'manual' });
-  const loginHtml = await loginPage.text();
-  const login = await post('/authorize/login', cookieOf(loginPage), {
-    csrf_token: field(loginHtml, 'csrf_token'),
-    request_id: field(loginHtml, 'request_id'),
-    password,
-  });
-  if (login.status !== 303) throw new Error(`login: ${login.status} ${await login.text()}`);
-  const cookie = cookieOf(login);
-  const consentPage = await fetch(login.headers.get('location'), { redirect: 'manual', headers: { cookie } });
-  let location = consentPage.headers.get('location');
-  if (consentPage.status === 200) {
-    const html = await consentPage.text();
-    const consent = await post('/authorize/consent', cookie, {
-      csrf_token: field(html, 'csrf_token'),
-      request_id: field(html, 'request_id'),
-      decision: 'approve',
-    });
-    location = consent.headers.get('location');
-  }
-  const code = location ? new URL(location).searchParams.get('code') : null;
-  if (!code) throw new Error(`no authorization code (location ${String(location)})`);
-  const tokenRes = await fetch(`${base}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: redirectUri,
-      client_id: clientId,
-      code_verifier: verifier,
-      resource,
-    }).toString(),
-  });
-  if (tokenRes.status !== 200) throw new Error(`token: ${tokenRes.status} ${await tokenRes.text()}`);
-  return (await tokenRes.json()).access_token;
+  return (await obtainOwnerToken(base, path, { password, clientName: 'mcppipe bench' })).token;
 }
 
 /** The same token with its signature corrupted: well-formed, right kid, fails Ed25519 verification. */

@@ -5,11 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fixturesDir, freePort } from '@mcppipe/test-utils';
+import { obtainToken as obtainOwnerToken } from '@mcppipe/test-utils/oauth-flow';
 
 /** Absolute path of the built gateway CLI. */
 export const gatewayCliPath: string = join(
@@ -105,94 +105,16 @@ export async function startGateway(args: string[], env: NodeJS.ProcessEnv = {}):
   return gw;
 }
 
-const field = (html: string, name: string) =>
-  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
-const cookieOf = (res: Response) => (res.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-
 /**
- * Obtains an access token for one endpoint the way an agent does: dynamic registration, an authorization
- * request with PKCE, the owner's login and approval, and the code exchange.
+ * Obtains an access token for one endpoint the way an agent does (registration, PKCE, the owner's login and
+ * approval, the code exchange), as the owner of a gateway started by {@link startGateway}.
  *
  * @param base - the gateway origin
  * @param path - the endpoint path the token is for (`/hub`, `/servers/x/mcp`)
  * @returns the access token and the client id
  */
-export async function obtainToken(base: string, path: string): Promise<{ token: string; clientId: string }> {
-  const redirectUri = 'http://127.0.0.1:53682/callback';
-  const reg = await fetch(`${base}/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'e2e agent',
-      redirect_uris: [redirectUri],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-    }),
-  });
-  if (reg.status !== 201) throw new Error(`register: ${reg.status} ${await reg.text()}`);
-  const clientId = ((await reg.json()) as { client_id: string }).client_id;
-  const verifier = randomBytes(32).toString('base64url');
-  const challenge = createHash('sha256').update(verifier).digest('base64url');
-  const resource = `${base}${path}`;
-  const authorize = new URL(`${base}/authorize`);
-  for (const [k, v] of Object.entries({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-    resource,
-    state: 's1',
-  })) {
-    authorize.searchParams.set(k, v);
-  }
-  const post = (p: string, cookie: string, body: Record<string, string>) =>
-    fetch(`${base}${p}`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: base },
-      body: new URLSearchParams(body).toString(),
-    });
-  const loginPage = await fetch(authorize, { redirect: 'manual' });
-  const loginHtml = await loginPage.text();
-  const login = await post('/authorize/login', cookieOf(loginPage), {
-    csrf_token: field(loginHtml, 'csrf_token'),
-    request_id: field(loginHtml, 'request_id'),
-    password: OWNER_PASSWORD,
-  });
-  if (login.status !== 303) throw new Error(`login: ${login.status} ${await login.text()}`);
-  const cookie = cookieOf(login);
-  const consentPage = await fetch(login.headers.get('location')!, {
-    redirect: 'manual',
-    headers: { cookie },
-  });
-  let location = consentPage.headers.get('location');
-  if (consentPage.status === 200) {
-    const html = await consentPage.text();
-    const consent = await post('/authorize/consent', cookie, {
-      csrf_token: field(html, 'csrf_token'),
-      request_id: field(html, 'request_id'),
-      decision: 'approve',
-    });
-    location = consent.headers.get('location');
-  }
-  const code = location ? new URL(location).searchParams.get('code') : null;
-  if (!code) throw new Error(`no authorization code (location ${String(location)})`);
-  const tokenRes = await fetch(`${base}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: redirectUri,
-      client_id: clientId,
-      code_verifier: verifier,
-      resource,
-    }).toString(),
-  });
-  if (tokenRes.status !== 200) throw new Error(`token: ${tokenRes.status} ${await tokenRes.text()}`);
-  return { token: ((await tokenRes.json()) as { access_token: string }).access_token, clientId };
+export function obtainToken(base: string, path: string): Promise<{ token: string; clientId: string }> {
+  return obtainOwnerToken(base, path, { password: OWNER_PASSWORD, clientName: 'e2e agent' });
 }
 
 /** Resident set size of a process in KiB (Linux `/proc`). */

@@ -174,8 +174,11 @@ export const drivers = {
       check,
     });
   },
-  /** Requests that must be refused with a given status (R6: 401 without a token). */
-  refused({ port, path, status, request, headers: extra = {} }) {
+  /**
+   * Requests that must be refused with a given status (R6: 401 without a token, or with `headersOf(id)` adding a
+   * different forged token to every request).
+   */
+  refused({ port, path, status, request, headers: extra = {}, headersOf }) {
     const t = template(request);
     const headers = jsonHeaders({ ...extra, 'mcp-protocol-version': LEGACY_VERSION });
     return {
@@ -183,7 +186,8 @@ export const drivers = {
         return { agent };
       },
       async call(ctx, id) {
-        const res = await exchange(ctx.agent, port, 'POST', path, headers, t.body(id));
+        const sent = headersOf ? { ...headers, ...headersOf(id) } : headers;
+        const res = await exchange(ctx.agent, port, 'POST', path, sent, t.body(id));
         ctx.answeredAt = res.answeredAt;
         if (res.status !== status)
           throw new Error(`expected HTTP ${status}, got ${res.status}: ${res.text.slice(0, 120)}`);

@@ -14,7 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { drivers, echoCheck, exchange, LEGACY_VERSION, runLoad, template } from '../lib/loadgen.js';
+import { drivers, echoCheck, runLoad } from '../lib/loadgen.js';
 import { measureRounds } from '../lib/rounds.js';
 import { GATEWAY_CLI, referenceServerPath, startBaseline, startProcess } from '../lib/processes.js';
 import { cpuPerCall, describeRun, freePort, median } from '../lib/util.js';
@@ -23,14 +23,6 @@ const PASSWORD = 'bench owner passphrase';
 /** An access token for one endpoint, the way an agent obtains it (the OAuth flow the e2e tests use too). */
 export async function obtainToken(base, path, password = PASSWORD) {
   return (await obtainOwnerToken(base, path, { password, clientName: 'mcppipe bench' })).token;
-}
-
-/** The same token with its signature corrupted: well-formed, right kid, fails Ed25519 verification. */
-export function forge(token) {
-  const [h, p, s] = token.split('.');
-  const sig = Buffer.from(s, 'base64url');
-  sig[0] ^= 0xff;
-  return `${h}.${p}.${sig.toString('base64url')}`;
 }
 
 /**
@@ -43,29 +35,6 @@ export function forgeNth(token, n) {
   sig.writeUInt32BE((sig.readUInt32BE(0) ^ (n >>> 0)) >>> 0, 0);
   sig[4] ^= 0xff;
   return `${h}.${p}.${sig.toString('base64url')}`;
-}
-
-/** Like `drivers.refused`, with a different forged token on every request (call id → `forgeNth`). */
-function refusedForged({ port, path, status, request, token }) {
-  const t = template(request);
-  const base = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': LEGACY_VERSION,
-  };
-  return {
-    async setup(agent) {
-      return { agent };
-    },
-    async call(ctx, id) {
-      const headers = { ...base, authorization: `Bearer ${forgeNth(token, id)}` };
-      const res = await exchange(ctx.agent, port, 'POST', path, headers, t.body(id));
-      if (res.status !== status)
-        throw new Error(`expected HTTP ${status}, got ${res.status}: ${res.text.slice(0, 120)}`);
-      return true;
-    },
-    async teardown() {},
-  };
 }
 
 /**
@@ -182,12 +151,12 @@ export async function gateway(cfg, log) {
       {
         key: 'gateway-401-bad-signature',
         pid: gw.pid,
-        driver: refusedForged({
+        driver: drivers.refused({
           port,
           path: '/servers/everything/mcp',
           status: 401,
           request: echo('echo'),
-          token: tokens.server,
+          headersOf: (id) => ({ authorization: `Bearer ${forgeNth(tokens.server, id)}` }),
         }),
       },
       {

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { fixturesDir, freePort } from '@mcppipe/test-utils';
+import { fixturesDir, freePort, stopChild } from '@mcppipe/test-utils';
 import { obtainToken as obtainOwnerToken } from '@mcppipe/test-utils/oauth-flow';
 
 /** Absolute path of the built gateway CLI. */
@@ -79,14 +79,7 @@ export async function startGateway(args: string[], env: NodeJS.ProcessEnv = {}):
         reject(new Error(`gateway exited with ${String(code)}:\n${err}`));
       });
     });
-  const stop = async (graceMs = 15_000) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
-    proc.kill('SIGTERM');
-    const t = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-    const code = await exited;
-    clearTimeout(t);
-    return code;
-  };
+  const stop = (graceMs = 15_000) => stopChild(proc, exited, graceMs);
   const gw: RunningGateway = {
     url,
     port,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { stopChild } from './processes.js';
 import { fixturesDir } from './servers.js';
 
 /** Absolute path of the built CLI (`apps/cli/dist/cli.js`). */
@@ -59,14 +60,7 @@ export async function startCli(
       reject(new Error(`mcppipe up exited with ${String(code)}:\n${err}`));
     });
   });
-  const stop = async (graceMs = 10_000) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
-    proc.kill('SIGTERM');
-    const t = setTimeout(() => proc.kill('SIGKILL'), graceMs);
-    const code = await exited;
-    clearTimeout(t);
-    return code;
-  };
+  const stop = (graceMs = 10_000) => stopChild(proc, exited, graceMs);
   return { url, proc, stderr: () => err, stop, [Symbol.asyncDispose]: async () => void (await stop()) };
 }
 

@@ -11,5 +11,5 @@ export { isPidAlive, waitFor } from './wait.js';
 export type { WaitForOptions } from './wait.js';
 export { cliPath, runCli, startCli } from './cli.js';
 export type { RunningCli } from './cli.js';
-export { isPidRunning, processTreePids, startFixtureServer } from './processes.js';
+export { isPidRunning, processTreePids, startFixtureServer, stopChild } from './processes.js';
 export type { RunningFixtureServer } from './processes.js';

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fixturePath } from './servers.js';
 
@@ -105,4 +106,25 @@ export function processTreePids(pid: number): number[] {
 export function isPidRunning(pid: number): boolean {
   const s = procStat(pid);
   return s !== undefined && s.state !== 'Z';
+}
+
+/**
+ * Stops a child process: SIGTERM, then SIGKILL if it has not exited after `graceMs`.
+ *
+ * @param proc - the child
+ * @param exited - resolves with its exit code when it exits (registered when it was spawned)
+ * @param graceMs - how long SIGTERM gets, in ms
+ * @returns its exit code (null when a signal ended it)
+ */
+export async function stopChild(
+  proc: ChildProcess,
+  exited: Promise<number | null>,
+  graceMs: number,
+): Promise<number | null> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
+  proc.kill('SIGTERM');
+  const t = setTimeout(() => proc.kill('SIGKILL'), graceMs);
+  const code = await exited;
+  clearTimeout(t);
+  return code;
 }

@@ -59,7 +59,9 @@ function fitsAsIs(full: string, maxLength: number): boolean {
  * the full exposed name (the wire contract of `fitName`); `fitNames` uses later attempts only when an
  * earlier candidate is already taken within the upstream's list.
  */
-function rewrite(upstream: string, name: string, full: string, maxLength: number, attempt: number): string {
+function rewrite(at: { upstream: string; name: string; maxLength: number }, attempt: number): string {
+  const { upstream, name, maxLength } = at;
+  const full = `${upstream}${SEPARATOR}${name}`;
   const budget = maxLength - (upstream.length + SEPARATOR.length + 1 + FIT_HASH_LENGTH);
   let head = '';
   for (const point of name) {
@@ -102,7 +104,7 @@ function rewrite(upstream: string, name: string, full: string, maxLength: number
 export function fitName(upstream: string, name: string, options: FitNameOptions = {}): string {
   const full = prefixName(upstream, name);
   const maxLength = checkedMaxLength(upstream, options);
-  return fitsAsIs(full, maxLength) ? full : rewrite(upstream, name, full, maxLength, 0);
+  return fitsAsIs(full, maxLength) ? full : rewrite({ upstream, name, maxLength }, 0);
 }
 
 /** Code-unit order, independent of locale. */
@@ -151,10 +153,9 @@ export function fitNames(
     else rest.push(name);
   }
   for (const name of [...new Set(rest)].sort(compareNames)) {
-    const full = `${upstream}${SEPARATOR}${name}`;
-    let candidate = rewrite(upstream, name, full, maxLength, 0);
+    let candidate = rewrite({ upstream, name, maxLength }, 0);
     for (let attempt = 1; taken.has(candidate); attempt++) {
-      candidate = rewrite(upstream, name, full, maxLength, attempt);
+      candidate = rewrite({ upstream, name, maxLength }, attempt);
     }
     taken.add(candidate);
     exposed.set(name, candidate);

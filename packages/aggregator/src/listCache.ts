@@ -56,7 +56,7 @@ export class ListCache {
    * under the current stamp is answered as it is, without asking the registry for 2 × N snapshots per request.
    */
   private stamp = 0;
-  /** Shortened names and dropped items already logged, so each is logged once. */
+  /** Rewritten names and dropped items already logged, so each is logged once. */
   private readonly logged = new Set<string>();
 
   constructor(private readonly options: ListCacheOptions) {}
@@ -220,8 +220,10 @@ export class ListCache {
     for (const r of entry.renamed) {
       if (once(`r\u0000${upstream}\u0000${kind}\u0000${r.original}`)) {
         logger.info(
-          { upstream, original: r.original, exposed: r.exposed },
-          `shortened ${r.original} of upstream ${upstream} to ${r.exposed}`,
+          { upstream, original: r.original, exposed: r.exposed, reason: r.reason },
+          r.reason === 'shortened'
+            ? `shortened ${r.original} of upstream ${upstream} to ${r.exposed}`
+            : `exposed ${JSON.stringify(r.original)} of upstream ${upstream} as ${r.exposed} (model APIs accept only [A-Za-z0-9_-] in names)`,
         );
       }
     }

@@ -27,9 +27,12 @@ export interface AggregatorOptions {
   mode?: 'aggregate' | 'single';
   /** The `serverInfo` agents see. Default `{ name: 'mcppipe', version: <package version> }`. */
   serverInfo?: { name: string; version: string; title?: string };
-  /** Logger for dropped items, shortened names and upstream trouble. Default: silent. */
+  /** Logger for dropped items, rewritten names and upstream trouble. Default: silent. */
   logger?: Logger;
-  /** Longest exposed tool or prompt name, in characters; longer ones are shortened with a hash. Default 64. */
+  /**
+   * Longest exposed tool or prompt name, in characters; longer ones, and names with characters outside
+   * `[A-Za-z0-9_-]`, are rewritten with a hash (DESIGN.md A15). Default 64.
+   */
   maxNameLength?: number;
   /** Items per page of a merged list; shorter lists are answered in one page. Default 1000. */
   pageSize?: number;
@@ -84,12 +87,19 @@ export interface DroppedItem {
   reason: string;
 }
 
-/** A tool or prompt exposed under a shortened name. */
+/**
+ * A tool or prompt exposed under another name than `<upstream>__<original>` (DESIGN.md A15): calls and
+ * `prompts/get` by `exposed` reach `original` upstream.
+ */
 export interface RenamedItem {
   kind: 'tools' | 'prompts';
   original: string;
   exposed: string;
-  reason: 'shortened';
+  /**
+   * `shortened`: only over the length budget. `characters`: the original holds characters outside
+   * `[A-Za-z0-9_-]`, which model APIs reject (it may be over the budget too).
+   */
+  reason: 'shortened' | 'characters';
 }
 
 /** The per-upstream part of {@link AggregatorDiagnostics}. */

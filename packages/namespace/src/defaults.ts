@@ -24,6 +24,15 @@ export const TEMPLATE_SCHEME_PREFIX = 'mcppipe+t://';
 /** Prefix `sanitizeUpstreamName` puts before a key that does not start with a letter (DESIGN.md A11). */
 export const SANITIZE_PREFIX = 'srv-';
 
+/**
+ * The characters model APIs accept in a tool name (DESIGN.md A15: `^[A-Za-z0-9_-]{1,64}$`). `fitName`
+ * rewrites every other code point of an original name to {@link EXPOSED_NAME_REPLACEMENT}.
+ */
+export const EXPOSED_NAME_CHARS = /^[A-Za-z0-9_-]*$/;
+
+/** What `fitName` writes for a code point outside {@link EXPOSED_NAME_CHARS} (DESIGN.md A15). */
+export const EXPOSED_NAME_REPLACEMENT = '_';
+
 /** Number of base36 characters of the hash `fitName` appends to a shortened name. */
 export const FIT_HASH_LENGTH = 8;
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exposedNameLimits } from './defaults.js';
 import { prefixName, splitName } from './exposedName.js';
-import { fitName, shortHash } from './fitName.js';
+import { fitName, fitNames, shortHash } from './fitName.js';
 import { isValidUpstreamName } from './upstreamName.js';
 
 const upstreamNames = fc.oneof(
@@ -15,7 +15,9 @@ const names = fc.oneof(
   fc.string({ unit: fc.constantFrom('a', '_', '__', '\u{1F600}', 'é'), maxLength: 80 }),
   fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 80 }),
 );
-const maxLengths = fc.constantFrom(exposedNameLimits.default, exposedNameLimits.cursor, 43, 100);
+/** What model APIs accept as a tool name (DESIGN.md A15). */
+const MODEL_API_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+const maxLengths = fc.constantFrom(exposedNameLimits.default, exposedNameLimits.cursor, 43);
 
 describe('fitName', () => {
   it('returns prefixName when it fits', () => {
@@ -43,10 +45,22 @@ describe('fitName', () => {
     expect(shortHash('github__x')).toBe('8kayoiso');
   });
 
-  it('never cuts a surrogate pair', () => {
+  it('never cuts a surrogate pair: each code point outside [A-Za-z0-9_-] becomes one "_"', () => {
     const fitted = fitName('a', '\u{1F600}'.repeat(40));
-    expect(fitted.length).toBeLessThanOrEqual(64);
-    expect(/\p{Cs}/u.test(fitted)).toBe(false);
+    expect(fitted).toBe(`a__${'_'.repeat(40)}-${shortHash(`a__${'\u{1F600}'.repeat(40)}`)}`);
+  });
+
+  it('rewrites characters model APIs reject, keeping the budget (A15)', () => {
+    expect(fitName('cal', 'calendar.read')).toBe(`cal__calendar_read-${shortHash('cal__calendar.read')}`);
+    expect(fitName('cal', 'weekly report')).toBe(`cal__weekly_report-${shortHash('cal__weekly report')}`);
+    expect(fitName('cal', 'café')).toBe(`cal__caf_-${shortHash('cal__café')}`);
+    expect(fitName('cal', 'a-B_9')).toBe('cal__a-B_9');
+    expect(fitName('cal', '')).toBe('cal__');
+    const long = `${'x.'.repeat(40)}`;
+    const fitted = fitName('cal', long);
+    expect(fitted).toHaveLength(64);
+    expect(fitted).toBe(`cal__${'x_'.repeat(25)}-${shortHash(`cal__${long}`)}`);
+    expect(splitName(fitted).upstream).toBe('cal');
   });
 
   it('checks its inputs', () => {
@@ -68,11 +82,10 @@ describe('fitName', () => {
         expect(fitted.startsWith(`${upstream}__`)).toBe(true);
         expect(splitName(fitted).upstream).toBe(upstream);
         expect(fitName(upstream, name, { maxLength })).toBe(fitted);
+        expect(fitted).toMatch(MODEL_API_NAME);
         const full = prefixName(upstream, name);
-        if (full.length <= maxLength) expect(fitted).toBe(full);
+        if (full.length <= maxLength && /^[A-Za-z0-9_-]*$/.test(name)) expect(fitted).toBe(full);
         else expect(fitted).toMatch(/-[0-9a-z]{8}$/);
-        // Well-formed names stay well-formed.
-        if (!/\p{Cs}/u.test(name)) expect(/\p{Cs}/u.test(fitted)).toBe(false);
       }),
       { numRuns: 3000 },
     );
@@ -90,6 +103,65 @@ describe('fitName', () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe('fitNames', () => {
+  it('keeps valid names, rewrites the others, and never maps two names to one (crafted collision)', () => {
+    const dotted = fitName('u', 'a.b'); // what a.b would get alone
+    const lookalike = dotted.slice('u__'.length); // an upstream tool literally named like it
+    const spaced = fitName('u', 'a b');
+    const names = ['a.b', 'a_b', 'a-b', lookalike, 'a b', spaced.slice(3)];
+    const table = fitNames('u', names);
+    expect([...table.keys()]).toEqual(names);
+    expect(table.get('a_b')).toBe('u__a_b');
+    expect(table.get('a-b')).toBe('u__a-b');
+    expect(table.get(lookalike)).toBe(dotted); // valid names keep exactly their name
+    expect(table.get('a.b')).toBe(`u__a_b-${shortHash('u__a.b\u00001')}`); // the next hash
+    expect(table.get('a b')).toBe(`u__a_b-${shortHash('u__a b\u00001')}`);
+    expect(new Set(table.values()).size).toBe(names.length);
+    for (const exposed of table.values()) expect(exposed).toMatch(MODEL_API_NAME);
+  });
+
+  it('gives each name what fitName gives it when nothing collides', () => {
+    const names = ['calendar.read', 'weekly report', 'x'.repeat(70), 'ok_name'];
+    const table = fitNames('cal', names);
+    for (const name of names) expect(table.get(name)).toBe(fitName('cal', name));
+  });
+
+  it('checks its inputs like fitName', () => {
+    expect(() => fitNames('A', ['x'])).toThrow(expect.objectContaining({ code: 'MCPP_NS_INVALID_NAME' }));
+    expect(() => fitNames('github', ['x'], { maxLength: 16 })).toThrow(RangeError);
+  });
+
+  it('is valid, injective, order-independent, and round-trips through its table (property)', () => {
+    const crafted = fc.constantFrom('a.b', 'a_b', 'a-b', 'a b', 'a__b', '', '.', '_', 'é');
+    const pieces = fc.oneof(names, crafted, fc.stringMatching(/^[a-z_.-]{0,70}$/));
+    fc.assert(
+      fc.property(upstreamNames, fc.array(pieces, { maxLength: 30 }), maxLengths, (upstream, list, max) => {
+        // add lookalikes: the rewritten forms of some names, as original names of the same upstream
+        const lookalikes = list
+          .slice(0, 3)
+          .map((n) => fitName(upstream, n, { maxLength: max }).slice(upstream.length + 2));
+        const all = [...list, ...lookalikes];
+        const table = fitNames(upstream, all, { maxLength: max });
+        expect(new Set(table.keys())).toEqual(new Set(all));
+        const exposed = [...table.values()];
+        expect(new Set(exposed).size).toBe(table.size);
+        const back = new Map(exposed.map((e, i) => [e, [...table.keys()][i]]));
+        for (const [original, e] of table) {
+          expect(e).toMatch(MODEL_API_NAME);
+          expect(e.length).toBeLessThanOrEqual(max);
+          expect(splitName(e).upstream).toBe(upstream);
+          expect(back.get(e)).toBe(original);
+          if (original.length + upstream.length + 2 <= max && /^[A-Za-z0-9_-]*$/.test(original))
+            expect(e).toBe(prefixName(upstream, original));
+        }
+        const reversed = fitNames(upstream, [...all].reverse(), { maxLength: max });
+        for (const [original, e] of table) expect(reversed.get(original)).toBe(e);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -11,6 +11,7 @@ describe('@mcppipe/namespace public surface', () => {
       [
         "exposedNameLimits",
         "fitName",
+        "fitNames",
         "isValidUpstreamName",
         "prefixName",
         "sanitizeUpstreamName",

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Aggregator } from '@mcppipe/aggregator';
+import type { Aggregator, UpstreamDiagnostics } from '@mcppipe/aggregator';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { renderTable } from '../table.js';
 import type { UpstreamRow } from '../table.js';
@@ -9,7 +9,8 @@ import type { UpstreamRow } from '../table.js';
  * and last error.
  */
 export function printTable(registry: UpstreamRegistry, aggregator: Aggregator, startedAt: number): void {
-  const counts = new Map(aggregator.diagnostics().upstreams.map((d) => [d.upstream, d.lists]));
+  const diagnostics = aggregator.diagnostics().upstreams;
+  const counts = new Map(diagnostics.map((d) => [d.upstream, d.lists]));
   const rows: UpstreamRow[] = registry.list().map((u) => {
     const c = counts.get(u.name);
     return {
@@ -24,7 +25,24 @@ export function printTable(registry: UpstreamRegistry, aggregator: Aggregator, s
       lastError: u.lastError?.split('\n')[0] ?? '',
     };
   });
-  process.stderr.write(`\n${renderTable(rows)}\n\n`);
+  process.stderr.write(`\n${renderTable(rows)}\n${renamedLines(diagnostics)}\n`);
+}
+
+/**
+ * The tools and prompts exposed under another name than `<upstream>__<original>` (DESIGN.md A15), one line
+ * each under the table, so a user sees at startup which names agents get: `  <upstream>: tool "calendar.read"
+ * exposed as cal__calendar_read-1a2b3c4d (characters outside [A-Za-z0-9_-])`. Empty when nothing was renamed.
+ */
+export function renamedLines(diagnostics: readonly UpstreamDiagnostics[]): string {
+  const lines = diagnostics.flatMap((d) =>
+    d.renamed.map(
+      (r) =>
+        `  ${d.upstream}: ${r.kind === 'tools' ? 'tool' : 'prompt'} ${JSON.stringify(r.original)} exposed as ${r.exposed} (${r.reason === 'shortened' ? 'too long' : 'characters outside [A-Za-z0-9_-]'})`,
+    ),
+  );
+  return lines.length === 0
+    ? ''
+    : `renamed for model APIs (see docs/cli.md "Exposed names"):\n${lines.join('\n')}\n`;
 }
 
 /** Prints the endpoint URL and a ready-to-paste line for adding it to a client. */

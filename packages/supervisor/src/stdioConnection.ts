@@ -20,7 +20,6 @@ export async function openStdioConnection(ctx: ConnectContext, deadline: number)
   const stdio = await loadStdio();
   const transport = stdio.createStdioTransport(ctx.spec, {
     vars: ctx.vars,
-    baseEnv: ctx.vars,
     supervisorId: ctx.supervisorId,
     spawnToken: ctx.spawnToken,
     spawn: ctx.spawn,

@@ -2,7 +2,14 @@ import { fixturePath } from '@mcppipe/test-utils';
 import { DEFAULT_INHERITED_ENV_VARS, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
 import { Supervisor } from '../index.js';
-import { INHERITED_ENV_VARS, MARK_CHILD, MARK_ID, MARK_PID, MARK_START, inheritedEnvironment } from '../stdio.js';
+import {
+  INHERITED_ENV_VARS,
+  MARK_CHILD,
+  MARK_ID,
+  MARK_PID,
+  MARK_START,
+  inheritedEnvironment,
+} from '../stdio.js';
 
 const T = 60_000;
 
@@ -10,7 +17,9 @@ describe('E8: the environment of a stdio child', () => {
   it('the inherited set is exactly the SDK getDefaultEnvironment set', () => {
     expect([...INHERITED_ENV_VARS]).toEqual([...DEFAULT_INHERITED_ENV_VARS]);
     expect(inheritedEnvironment(process.env)).toEqual(getDefaultEnvironment());
-    expect(inheritedEnvironment({ PATH: '/bin', SHELL: '() { :; }; evil', X: 'y' })).toEqual({ PATH: '/bin' });
+    expect(inheritedEnvironment({ PATH: '/bin', SHELL: '() { :; }; evil', X: 'y' })).toEqual({
+      PATH: '/bin',
+    });
   });
 
   it(
@@ -44,7 +53,10 @@ describe('E8: the environment of a stdio child', () => {
         method: 'tools/call',
         params: { name: 'environ', arguments: {} },
       });
-      const env = JSON.parse((result['content'] as Array<{ text: string }>)[0]!.text) as Record<string, string>;
+      const env = JSON.parse((result['content'] as Array<{ text: string }>)[0]!.text) as Record<
+        string,
+        string
+      >;
       for (const key of ['MCPPIPE_ADMIN_PASSWORD', 'MCPPIPE_FOO', 'PUBLIC_URL', 'DATA_DIR', 'SOME_API_KEY'])
         expect(env[key], key).toBeUndefined();
       expect(JSON.stringify(env)).not.toContain('admin-secret-e8');
@@ -54,9 +66,11 @@ describe('E8: the environment of a stdio child', () => {
       expect(env['TOKEN']).toBe('on-purpose');
       expect(env['PASSED_ON_PURPOSE']).toBeUndefined();
       // the only MCPPIPE_* variables are the supervisor's own orphan marks (no secrets)
-      expect(Object.keys(env).filter((k) => k.startsWith('MCPPIPE_')).sort()).toEqual(
-        [MARK_CHILD, MARK_ID, MARK_PID, MARK_START].sort(),
-      );
+      expect(
+        Object.keys(env)
+          .filter((k) => k.startsWith('MCPPIPE_'))
+          .sort(),
+      ).toEqual([MARK_CHILD, MARK_ID, MARK_PID, MARK_START].sort());
       expect(env[MARK_ID]).toBe(sup.id);
     },
     T,

@@ -49,6 +49,21 @@ describe('toJsonRpcError', () => {
     );
   });
 
+  it('C4: an agent request that could not be serialized (MCPP_SUP_BAD_REQUEST) is -32602 without internal text', () => {
+    const err = new McpPipeError(
+      'MCPP_SUP_BAD_REQUEST',
+      'the request to upstream "a" could not be sent: it nests too deeply or is too large; send flatter, smaller arguments',
+      {
+        cause: new RangeError('Maximum call stack size exceeded'),
+        data: { upstream: 'a' },
+      },
+    );
+    const mapped = toJsonRpcError(err, 'a');
+    expect(mapped.code).toBe(-32602);
+    expect(mapped.message).toContain('nests too deeply');
+    expect(mapped.message).not.toContain('call stack');
+  });
+
   it('maps timeouts, closed connections and anything else, naming the upstream', () => {
     const timeout = toJsonRpcError(new SdkError(SdkErrorCode.RequestTimeout, 'Request timed out'), 'slow');
     expect(wire(timeout)).toEqual({

@@ -76,6 +76,7 @@ function unavailable(data: Partial<UpstreamUnavailableData>, fallbackUpstream?: 
  * | an upstream `ProtocolError` (its JSON-RPC error response) | unchanged: same code, message and data |
  * | `MCPP_SUP_UNAVAILABLE`, `MCPP_AGG_UPSTREAM_UNAVAILABLE` | -32000 `upstream_unavailable: upstream "x" is recovering; retry in 4 s`, `data: { upstream, phase, retryAfterMs }` |
  * | `MCPP_AGG_UNKNOWN_NAME`, `MCPP_SUP_UNKNOWN_UPSTREAM`, `MCPP_NS_*` | -32602 naming the name |
+ * | `MCPP_SUP_BAD_REQUEST` (the agent's request could not be serialized) | -32602, no internal text |
  * | an upstream request timeout | -32001 naming the upstream |
  * | the upstream connection closed mid-request | -32000 `upstream_unavailable` |
  * | anything else | -32603 with the error's message |
@@ -105,6 +106,7 @@ export function toJsonRpcError(err: unknown, upstream?: string): ProtocolError {
       case 'MCPP_NS_NOT_NAMESPACED':
       case 'MCPP_NS_NOT_WRAPPED':
       case 'MCPP_NS_INVALID_NAME':
+      case 'MCPP_SUP_BAD_REQUEST':
         return new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.data);
       default:
         if (err.code.startsWith('MCPP_NS_'))

@@ -59,6 +59,8 @@ export const errorCodes = {
   MCPP_SUP_UNAVAILABLE: '@mcppipe/supervisor',
   /** The supervisor was stopped; no more calls are accepted. */
   MCPP_SUP_STOPPED: '@mcppipe/supervisor',
+  /** The agent's request could not be sent (it nests too deeply or is too large to serialize); JSON-RPC -32602. */
+  MCPP_SUP_BAD_REQUEST: '@mcppipe/supervisor',
 
   // ── @mcppipe/aggregator ───────────────────────────────────────────────────────────
   /** A tool, prompt or resource named by the agent is unknown (unknown prefix or unknown name); JSON-RPC -32602. */

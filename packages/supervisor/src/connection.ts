@@ -42,8 +42,13 @@ export interface Connection {
   stderrLines(count: number): string[];
   /** Closes the client and ends the process tree. Idempotent. */
   close(): Promise<void>;
-  /** Set by the owner: called once when the connection ends without `close()` (exit, closed stream). */
+  /**
+   * Set by the owner: called once when the connection ends without `close()` — for a stdio process at its exit, at
+   * once, so no call is sent into the gap before its streams close.
+   */
   onDeath: ((reason: string) => void) | undefined;
+  /** Set by the owner: the fuller reason of a death already reported, once the process's stderr is drained. */
+  onDeathDetail?: ((reason: string) => void) | undefined;
 }
 
 const STDIO_MODULE = './stdio.js';

@@ -51,6 +51,45 @@ export function isProtocolError(err: unknown): boolean {
   return err instanceof ProtocolError;
 }
 
+/**
+ * JSON-RPC error codes an upstream answers that count towards the trip rule (DESIGN.md A12): it could not read a
+ * request we serialized ourselves (-32700 parse error, -32600 invalid request), so its protocol handling is broken.
+ * Every other error response does not count: -32602 invalid params and -32601 method not found are caused by the
+ * agent's request; -32603 and application codes are what SDK servers answer when a handler throws (the server is
+ * alive and answering).
+ */
+const UPSTREAM_FAULT_CODES: ReadonlySet<number> = new Set([-32700, -32600]);
+
+/** Whether a JSON-RPC error response counts as a failure of the upstream itself (see `UPSTREAM_FAULT_CODES`). */
+export function isUpstreamFault(err: unknown): boolean {
+  return err instanceof ProtocolError && UPSTREAM_FAULT_CODES.has(err.code);
+}
+
+/**
+ * Whether a call failed here, before anything reached the upstream, because of the agent's request itself: the
+ * message could not be serialized (`RangeError`: nested too deeply for `JSON.stringify`, or too large for a string),
+ * anywhere in the `cause` chain. Never a failure of the upstream (DESIGN.md A12).
+ *
+ * @param err - what the SDK client rejected with
+ */
+export function isLocalRequestError(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && typeof e === 'object' && e !== null; depth++) {
+    if (e instanceof RangeError) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** @internal The typed error for {@link isLocalRequestError}: no internal text (no stack-overflow message). */
+export function badRequest(upstream: string, err: unknown): McpPipeError {
+  return new McpPipeError(
+    'MCPP_SUP_BAD_REQUEST',
+    `the request to upstream "${upstream}" could not be sent: it nests too deeply or is too large; send flatter, smaller arguments`,
+    { cause: err, data: { upstream } },
+  );
+}
+
 const NOT_A_TRANSPORT_FAILURE: ReadonlySet<string> = new Set([
   SdkErrorCode.CapabilityNotSupported,
   SdkErrorCode.MethodNotSupportedByProtocolVersion,
@@ -61,11 +100,13 @@ const NOT_A_TRANSPORT_FAILURE: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * Whether a failed call counts towards the trip rule: transport failures and timeouts do; JSON-RPC error responses
- * and local SDK refusals (an era gate, a missing capability) do not.
+ * Whether a failed call counts towards the trip rule (DESIGN.md A12): transport failures, timeouts and the upstream's
+ * -32700/-32600 answers do; other JSON-RPC error responses (-32602, -32601, -32603, application codes), local SDK
+ * refusals (an era gate, a missing capability) and requests that could not be serialized here do not.
  */
 export function isTransportFailure(err: unknown): boolean {
-  if (err instanceof ProtocolError) return false;
+  if (err instanceof ProtocolError) return isUpstreamFault(err);
+  if (isLocalRequestError(err)) return false;
   return !(err instanceof SdkError && NOT_A_TRANSPORT_FAILURE.has(err.code));
 }
 

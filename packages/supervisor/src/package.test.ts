@@ -45,6 +45,7 @@ describe('public surface', () => {
   it('./stdio exports exactly these runtime names', () => {
     expect(Object.keys(stdio).sort()).toMatchInlineSnapshot(`
       [
+        "INHERITED_ENV_VARS",
         "MARK_CHILD",
         "MARK_ID",
         "MARK_PID",
@@ -55,6 +56,7 @@ describe('public surface', () => {
         "findMarked",
         "groupAlive",
         "groupMembers",
+        "inheritedEnvironment",
         "listProcesses",
         "reapOrphans",
         "resolveCommand",

@@ -11,6 +11,7 @@ import { MARK_CHILD, MARK_ID, MARK_PID, MARK_START, selfStartTime } from './stdi
 import type { StdioProcessOptions } from './stdio/transport.js';
 import { StdioProcessTransport } from './stdio/transport.js';
 import { resolveCommand } from './stdio/command.js';
+import { inheritedEnvironment } from './stdio/environment.js';
 import type { StdioUpstreamSpec } from './types.js';
 
 export { StdioProcessTransport } from './stdio/transport.js';
@@ -31,6 +32,7 @@ export {
 } from './stdio/processTree.js';
 export type { ProcessInfo } from './stdio/processTree.js';
 export { TextTail } from './stdio/textTail.js';
+export { INHERITED_ENV_VARS, inheritedEnvironment } from './stdio/environment.js';
 
 let startTime: string | undefined;
 
@@ -39,10 +41,11 @@ export interface CreateStdioTransportOptions extends Pick<
   StdioProcessOptions,
   'spawn' | 'killGraceMs' | 'stderrTailBytes' | 'onSkippedLine'
 > {
-  /** Variables for `${VAR}` expansion. */
+  /**
+   * The parent environment: the source of `${VAR}` expansion (in `command`, `args`, `env` values, `cwd`) and of the
+   * few variables a child inherits ({@link INHERITED_ENV_VARS}); nothing else of it reaches the child.
+   */
   vars: VariableSource;
-  /** The environment the child inherits (the upstream's `env` goes on top). */
-  baseEnv: VariableSource;
   /** The supervisor instance id, written into the child's environment (with this process's pid and start time). */
   supervisorId: string;
   /** A per-spawn token, e.g. `<upstream>/<n>`. */
@@ -50,8 +53,11 @@ export interface CreateStdioTransportOptions extends Pick<
 }
 
 /**
- * Builds the transport for a stdio upstream: splits and expands the command, merges the environment (inherited,
- * then the upstream's `env`, then the supervisor marks used to find orphans later).
+ * Builds the transport for a stdio upstream: splits and expands the command and builds the child's environment — the
+ * allow-listed variables of `vars` ({@link INHERITED_ENV_VARS}: `HOME`, `PATH`, … as the SDK's `getDefaultEnvironment`),
+ * then the upstream's configured `env`, then the `MCPPIPE_SUPERVISOR_*` marks used to find orphans later. Nothing
+ * else of the parent environment is passed (no `MCPPIPE_*` secrets, `PUBLIC_URL`, API keys; SECURITY-REFERENCE §5
+ * E8); an operator passes a variable through on purpose with `env = { NAME = "${NAME}" }`.
  *
  * @param spec - the stdio upstream
  * @param options - environment, marks and process options
@@ -63,8 +69,7 @@ export function createStdioTransport(
   options: CreateStdioTransportOptions,
 ): StdioProcessTransport {
   const resolved = resolveCommand(spec, options.vars);
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(options.baseEnv)) if (v !== undefined) env[k] = v;
+  const env = inheritedEnvironment(options.vars);
   Object.assign(env, resolved.env);
   startTime ??= selfStartTime();
   env[MARK_PID] = String(process.pid);

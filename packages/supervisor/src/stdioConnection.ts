@@ -20,7 +20,6 @@ export async function openStdioConnection(ctx: ConnectContext, deadline: number)
   const stdio = await loadStdio();
   const transport = stdio.createStdioTransport(ctx.spec, {
     vars: ctx.vars,
-    baseEnv: ctx.vars,
     supervisorId: ctx.supervisorId,
     spawnToken: ctx.spawnToken,
     spawn: ctx.spawn,
@@ -60,12 +59,23 @@ export async function openStdioConnection(ctx: ConnectContext, deadline: number)
     },
     onDeath: undefined,
   };
-  client.onclose = () => {
+  let reported: string | undefined;
+  const died = () => {
     if (closing || transport.closedIntentionally) return;
     const reason = withStderr(exitReason(transport.exitInfo), transport.stderrLines(STDERR_LINES_IN_ERRORS));
+    if (reported !== undefined) {
+      // reported at the exit; now that stderr is drained the reason may say more
+      if (reason !== reported) connection.onDeathDetail?.(reason);
+      return;
+    }
+    reported = reason;
     const onDeath = connection.onDeath;
     connection.onDeath = undefined;
     onDeath?.(reason);
   };
+  // the exit moves the machine at once (calls then get -32000 with a phase), not the close of the streams later
+  transport.onexit = died;
+  client.onclose = died;
+  if (transport.exitInfo) died();
   return connection;
 }

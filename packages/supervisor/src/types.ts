@@ -30,7 +30,11 @@ export interface StdioUpstreamSpec extends UpstreamSpecBase {
   command: string;
   /** Arguments, used verbatim when present. */
   args?: string[];
-  /** Extra environment variables (merged over the inherited environment). `${VAR}` expanded. */
+  /**
+   * The child's own environment variables, on top of the few it inherits (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`,
+   * `USER`; the SDK's `getDefaultEnvironment` set). `${VAR}` expanded from the supervisor's environment, so
+   * `{ TOKEN: '${TOKEN}' }` passes a variable through on purpose; nothing else is passed (SECURITY-REFERENCE §5 E8).
+   */
   env?: Record<string, string>;
   /** Working directory. `${VAR}` expanded. */
   cwd?: string;
@@ -198,7 +202,10 @@ export interface SupervisorOptions {
    * {@link UpstreamRequestHandler} will answer them. Default `{}`.
    */
   clientCapabilities?: Record<string, unknown>;
-  /** Environment for `${VAR}` expansion and the base environment of stdio children. Default `process.env`. */
+  /**
+   * Environment for `${VAR}` expansion; stdio children inherit only its allow-listed variables (`HOME`, `PATH`, …,
+   * see `INHERITED_ENV_VARS` in `@mcppipe/supervisor/stdio`) plus their configured `env`. Default `process.env`.
+   */
   env?: Readonly<Record<string, string | undefined>>;
   /** Default per-request timeout in ms (overridable per call). Default 60 000. */
   requestTimeoutMs?: number;

@@ -13,8 +13,11 @@ import type { RequestOptions } from '@modelcontextprotocol/client';
 import type { ConnectContext, Connection } from './connection.js';
 import { SKIPPED_LINE_LOG_INTERVAL_MS } from './defaults.js';
 import {
+  badRequest,
   describeError,
   isFatal,
+  isLocalRequestError,
+  isUpstreamFault,
   isProtocolError,
   isSessionExpired,
   isConnectionGone,
@@ -66,6 +69,8 @@ export class SupervisedUpstream {
   #lastStderr: string[] = [];
   #skipped = { count: 0, loggedAt: -Infinity };
   #stopped = false;
+  /** The connection whose death was reported last (its fuller reason may follow). */
+  #diedConn: Connection | undefined;
 
   constructor(spec: UpstreamSpec, host: UpstreamHost) {
     this.name = spec.name;
@@ -199,10 +204,24 @@ export class SupervisedUpstream {
     call: { request: ForwardedRequest; options: UpstreamRequestOptions | undefined; retried?: boolean },
   ): Promise<Record<string, unknown>> {
     if (isProtocolError(err)) {
-      this.#lifecycle.callSucceeded(); // it answered: alive
+      if (isUpstreamFault(err) && conn === this.#conn) this.#lifecycle.callFailed(describeError(err));
+      else this.#lifecycle.callSucceeded(); // it answered: alive
       throw err;
     }
-    if (call.options?.signal?.aborted || conn !== this.#conn || !isTransportFailure(err)) throw err;
+    // the agent's request could not even be serialized: nothing reached the upstream, nothing to count
+    if (isLocalRequestError(err)) throw badRequest(this.name, err);
+    if (call.options?.signal?.aborted) throw err;
+    if (conn !== this.#conn) {
+      // the connection died under this call (the exit already moved the machine): say so with the phase
+      if (isTransportFailure(err) && !this.#stopped) throw this.#unavailable();
+      throw err;
+    }
+    if (conn.via === 'stdio' && isMcpPipeError(err, 'MCPP_SUP_EXITED')) {
+      // the process is gone but its exit event is not delivered yet: the exit, not this call, is the failure
+      this.#died(conn, 'the process is not running', 'MCPP_SUP_EXITED');
+      throw this.#unavailable();
+    }
+    if (!isTransportFailure(err)) throw err;
     if (!call.retried && conn.via === 'streamable-http' && conn.era === 'legacy' && isSessionExpired(err)) {
       try {
         await this.#renewSession(conn);
@@ -265,6 +284,9 @@ export class SupervisedUpstream {
     this.#conn = conn;
     this.#generation += 1;
     conn.onDeath = (reason) => this.#died(conn, reason, 'MCPP_SUP_EXITED');
+    conn.onDeathDetail = (reason) => {
+      if (this.#diedConn === conn && this.#lastErrorCode === 'MCPP_SUP_EXITED') this.#lastError = reason;
+    };
   }
 
   #connect(): void {
@@ -320,6 +342,7 @@ export class SupervisedUpstream {
 
   #died(conn: Connection, reason: string, code: McpPipeErrorCode): void {
     if (conn !== this.#conn || this.#stopped) return;
+    this.#diedConn = conn;
     this.#host.logger.warn({ upstream: this.name, reason }, 'upstream died');
     this.#lastError = reason;
     this.#lastErrorCode = code;

@@ -72,10 +72,11 @@ beforeAll(async () => {
     [
       '--stdio',
       `everything=${node(referenceServerPath('everything'))}`,
+      // children inherit only HOME, PATH, … (E8): a variable is passed through on purpose, here with `env`
       '--stdio',
-      `memory=${node(referenceServerPath('memory'))}`,
+      `memory=env MEMORY_FILE_PATH=\${MEMORY_FILE_PATH} ${node(referenceServerPath('memory'))}`,
       '--stdio',
-      `probe=${node(fixturePath('e2e-probe.mjs'))}`,
+      `probe=env PROBE_LOG=\${PROBE_LOG} ${node(fixturePath('e2e-probe.mjs'))}`,
       '--upstream',
       `web=${webUrl}`,
     ],

@@ -138,7 +138,6 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
       let captured: [string, readonly string[], SpawnOptions] | undefined;
       const transport = stdio.createStdioTransport(spec, {
         vars: process.env,
-        baseEnv: process.env,
         supervisorId,
         spawnToken: `${spec.name}/1`,
         spawn: ((command: string, args: readonly string[], options: SpawnOptions) => {

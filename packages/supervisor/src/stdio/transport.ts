@@ -51,6 +51,11 @@ export class StdioProcessTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
+  /**
+   * Called once, synchronously, when the child exits (before its streams are drained and before `onclose`): the
+   * moment calls stop being deliverable.
+   */
+  onexit?: (info: ExitInfo) => void;
 
   readonly #options: StdioProcessOptions;
   readonly #tail: TextTail;
@@ -204,6 +209,11 @@ export class StdioProcessTransport implements Transport {
 
   #onExit(info: ExitInfo): void {
     this.#exit = info;
+    try {
+      this.onexit?.(info);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
     // The leader is gone: whatever it left in its group goes too (an npx wrapper's server, a helper).
     if (!this.#closing) this.#closing = this.#terminate();
   }

@@ -27,6 +27,14 @@ describe('globs on exposed names', () => {
     ['a*b*c', 'a__c__b', false],
     ['x+y__*', 'x+y__go', true],
     ['x+y__*', 'xxy__go', false],
+    ['a*bc*bc', 'a_bc_bc', true],
+    ['a*bc*bc', 'abcbc', true],
+    ['a*bc*bc', 'abc', false],
+    ['*__x*y*__z', 'up__x1y2__z', true],
+    ['*__x*y*__z', 'up__y1x2__z', false],
+    ['a?*__b', 'ab__b', true],
+    ['a?*__b', 'a__b', false],
+    ['*.?__*', 'v1.2__t', true],
   ])('%s on %s → %s', (glob, name, expected) => {
     expect(globProblem(glob)).toBeUndefined();
     expect(compileGlob(glob)(name)).toBe(expected);

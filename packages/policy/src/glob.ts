@@ -21,8 +21,9 @@ export function globProblem(glob: unknown): string | undefined {
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 /**
- * Compiles a valid glob once into a predicate. Exact names, `prefix*`, `*suffix` and `*` take fast paths
- * (string comparisons); anything else becomes one anchored regular expression.
+ * Compiles a valid glob once into a predicate. Globs with only `*` are string comparisons (exact, prefix,
+ * suffix, then `indexOf` for the middle parts); a glob with `?` becomes one anchored regular expression, tried
+ * only when its literal prefix and suffix match.
  *
  * @param glob - a glob that {@link globProblem} accepted
  * @returns the predicate
@@ -41,8 +42,42 @@ export function compileGlob(glob: string): NameMatcher {
       return (name) => name.endsWith(suffix);
     }
   }
+  if (!glob.includes('?')) return starMatcher(glob.split('*'));
   let source = '^';
-  for (const ch of glob) source += ch === '*' ? '[\\s\\S]*' : ch === '?' ? '[\\s\\S]' : escapeRegExp(ch);
-  const re = new RegExp(`${source}$`, 'u');
-  return (name) => re.test(name);
+  for (const ch of glob) source += ch === '*' ? '.*' : ch === '?' ? '.' : escapeRegExp(ch);
+  const re = new RegExp(`${source}$`, 's');
+  // Cheap rejection first: the glob with each ? widened to * matches a superset, without a regex.
+  const widened = starMatcher(glob.replaceAll('?', '*').split('*'));
+  const minLength = glob.replaceAll('*', '').length;
+  return (name) => name.length >= minLength && widened(name) && re.test(name);
+}
+
+/** A `*`-only glob without a regex: literal head and tail, then each middle part leftmost in order. */
+function starMatcher(parts: string[]): NameMatcher {
+  const head = parts[0] ?? '';
+  const tail = parts[parts.length - 1] ?? '';
+  const middle = parts.slice(1, -1).filter((p) => p.length > 0);
+  const minLength = parts.reduce((n, p) => n + p.length, 0);
+  return (name) => {
+    if (name.length < minLength || !name.startsWith(head) || !name.endsWith(tail)) return false;
+    let pos = head.length;
+    const end = name.length - tail.length;
+    for (const part of middle) {
+      const at = name.indexOf(part, pos);
+      if (at < 0 || at + part.length > end) return false;
+      pos = at + part.length;
+    }
+    return true;
+  };
+}
+
+/**
+ * The literal text before a glob's first wildcard (`github__` for `github__*_issue`).
+ *
+ * @param glob - a valid glob
+ * @returns the prefix, possibly empty
+ */
+export function literalPrefix(glob: string): string {
+  const i = glob.search(/[*?]/u);
+  return i < 0 ? glob : glob.slice(0, i);
 }

@@ -58,6 +58,26 @@ describe('rule engine', () => {
     expect(policy.allows('tool', 'gh-enterprise__delete_repo', 'a')).toBe(true);
   });
 
+  it('order holds between rules for one upstream and rules for every upstream (the compiled index)', () => {
+    const policy = compilePolicy({
+      rules: [
+        { match: 'github__get_*', action: 'allow' },
+        { match: '*__delete_*', action: 'deny' },
+        { match: 'github__*', action: 'allow' },
+        { match: 'git*', action: 'deny' },
+        { match: 'gitlab__*', action: 'allow' },
+      ],
+    });
+    expect(policy.decide('tool', 'github__get_delete_x', 'a')).toEqual({ allowed: true, rule: 0 });
+    expect(policy.decide('tool', 'github__delete_repo', 'a')).toEqual({ allowed: false, rule: 1 });
+    expect(policy.decide('tool', 'github__create_issue', 'a')).toEqual({ allowed: true, rule: 2 });
+    expect(policy.decide('tool', 'gitlab__create_issue', 'a')).toEqual({ allowed: false, rule: 3 });
+    expect(policy.decide('tool', 'gitea__create_issue', 'a')).toEqual({ allowed: false, rule: 3 });
+    expect(policy.decide('tool', 'slack__delete_message', 'a')).toEqual({ allowed: false, rule: 1 });
+    expect(policy.decide('tool', 'slack__post', 'a')).toEqual({ allowed: true, rule: undefined });
+    expect(policy.decide('tool', 'noprefix', 'a')).toEqual({ allowed: true, rule: undefined });
+  });
+
   it('per-caller rules apply only to their callers; "*" and omitted callers mean everyone', () => {
     const policy = compilePolicy({
       rules: [
@@ -119,6 +139,21 @@ describe('rule engine', () => {
       { uri: 'mcppipe://docs/b', upstream: 'docs' },
     ];
     expect(policy.filterResources(items, 'alice', (r) => r.upstream)).toEqual([items[1]]);
+  });
+
+  it('decisions stay right past the bound of remembered decisions', () => {
+    const policy = compilePolicy({
+      rules: [
+        { match: 'github__*', callers: ['alice'], action: 'allow' },
+        { match: 'github__*', action: 'deny' },
+      ],
+    });
+    expect(policy.allows('tool', 'github__get_issue', 'alice')).toBe(true);
+    for (let i = 0; i < 60_000; i++)
+      expect(policy.allows('tool', 'github__get_issue', `caller-${i}`)).toBe(false);
+    expect(policy.allows('tool', 'github__get_issue', 'alice')).toBe(true);
+    expect(policy.allows('prompt', 'github__get_issue', 'alice')).toBe(true);
+    expect(policy.allows('tool', 'github__get_issue', 'caller-1')).toBe(false);
   });
 
   it('the compiled policy keeps a frozen copy of its configuration', () => {

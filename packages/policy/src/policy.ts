@@ -1,5 +1,6 @@
+import { MAX_MEMO_DECISIONS } from './defaults.js';
 import { invalidPolicyError } from './errors.js';
-import { compileGlob } from './glob.js';
+import { compileGlob, literalPrefix } from './glob.js';
 import type { NameMatcher } from './glob.js';
 import { createLimiter } from './limiter.js';
 import type { Limiter, LimiterOptions } from './limiter.js';
@@ -46,11 +47,45 @@ export interface Policy {
 interface CompiledRule {
   index: number;
   match: NameMatcher;
+  /** The only upstream whose names the rule can match, when its glob says (`github__*` → `github`). */
+  upstream: string | undefined;
   callers: ReadonlySet<string> | undefined;
   allow: boolean;
 }
 
-function compileRules(config: PolicyConfig): Record<PolicyKind, CompiledRule[]> {
+/**
+ * The rules of one kind, indexed by upstream: a rule whose literal prefix contains `__` can only match names of
+ * that upstream (upstream names never contain `__`, A6), so it is only tried for them; every other rule is
+ * tried for every name. Each list keeps the configured order.
+ */
+interface RuleIndex {
+  generic: CompiledRule[];
+  byUpstream: Map<string, CompiledRule[]>;
+}
+
+function upstreamOfGlob(glob: string): string | undefined {
+  const prefix = literalPrefix(glob);
+  const i = prefix.indexOf('__');
+  return i > 0 ? prefix.slice(0, i) : undefined;
+}
+
+function indexRules(rules: readonly CompiledRule[]): RuleIndex {
+  const generic: CompiledRule[] = [];
+  const byUpstream = new Map<string, CompiledRule[]>();
+  for (const rule of rules) {
+    if (rule.upstream === undefined) {
+      generic.push(rule);
+      for (const list of byUpstream.values()) list.push(rule);
+    } else {
+      const list = byUpstream.get(rule.upstream) ?? [...generic];
+      list.push(rule);
+      byUpstream.set(rule.upstream, list);
+    }
+  }
+  return { generic, byUpstream };
+}
+
+function compileRules(config: PolicyConfig): Record<PolicyKind, RuleIndex> {
   const byKind: Record<PolicyKind, CompiledRule[]> = { tool: [], prompt: [], resource: [] };
   (config.rules ?? []).forEach((rule, index) => {
     const callers =
@@ -58,13 +93,23 @@ function compileRules(config: PolicyConfig): Record<PolicyKind, CompiledRule[]> 
     const compiled: CompiledRule = {
       index,
       match: compileGlob(rule.match),
+      upstream: upstreamOfGlob(rule.match),
       callers,
       allow: rule.action === 'allow',
     };
     for (const kind of ['tool', 'prompt', 'resource'] as const)
       if (rule.kind === undefined || rule.kind === kind) byKind[kind].push(compiled);
   });
-  return byKind;
+  return {
+    tool: indexRules(byKind.tool),
+    prompt: indexRules(byKind.prompt),
+    resource: indexRules(byKind.resource),
+  };
+}
+
+function candidates(index: RuleIndex, name: string): readonly CompiledRule[] {
+  const i = name.indexOf('__');
+  return i > 0 ? (index.byUpstream.get(name.slice(0, i)) ?? index.generic) : index.generic;
 }
 
 function firstMatch(rules: readonly CompiledRule[], name: string, caller: Caller): CompiledRule | undefined {
@@ -114,19 +159,37 @@ export function compilePolicy(config: unknown): Policy {
   const frozen = deepFreeze(structuredClone(config) as PolicyConfig);
   const byKind = compileRules(frozen);
   const defaultAllow = (frozen.default ?? 'allow') === 'allow';
+  const evaluate = (kind: PolicyKind, name: string, caller: Caller): boolean => {
+    const rule = firstMatch(candidates(byKind[kind], name), name, caller);
+    return rule === undefined ? defaultAllow : rule.allow;
+  };
+  // Decisions are pure, so the hot path remembers them (bounded: all forgotten at MAX_MEMO_DECISIONS).
+  const memo: Record<PolicyKind, Map<string, Map<Caller, boolean>>> = {
+    tool: new Map(),
+    prompt: new Map(),
+    resource: new Map(),
+  };
+  let remembered = 0;
   const allows = (kind: PolicyKind, name: string, caller: Caller): boolean => {
-    const rules = byKind[kind];
-    for (const rule of rules) {
-      if (rule.callers !== undefined && !rule.callers.has(caller)) continue;
-      if (rule.match(name)) return rule.allow;
+    let byCaller = memo[kind].get(name);
+    const known = byCaller?.get(caller);
+    if (known !== undefined) return known;
+    const allowed = evaluate(kind, name, caller);
+    if (remembered >= MAX_MEMO_DECISIONS) {
+      for (const map of Object.values(memo)) map.clear();
+      remembered = 0;
+      byCaller = undefined;
     }
-    return defaultAllow;
+    if (byCaller === undefined) memo[kind].set(name, (byCaller = new Map()));
+    byCaller.set(caller, allowed);
+    remembered++;
+    return allowed;
   };
   return {
     config: frozen,
     allows,
     decide(kind, name, caller) {
-      const rule = firstMatch(byKind[kind], name, caller);
+      const rule = firstMatch(candidates(byKind[kind], name), name, caller);
       return { allowed: rule === undefined ? defaultAllow : rule.allow, rule: rule?.index };
     },
     filterTools: (tools, caller) => filterBy(tools, (t) => allows('tool', t.name, caller)),

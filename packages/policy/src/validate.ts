@@ -13,9 +13,10 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const oneOf = (values: string[]): string => values.map((v) => JSON.stringify(v)).join(' or ');
 
-function unknownKeys(obj: Obj, allowed: Set<string>, path: string, out: string[]): void {
-  for (const key of Object.keys(obj))
-    if (!allowed.has(key)) out.push(`${path}.${key}: unknown field (allowed: ${[...allowed].join(', ')})`);
+function unknownKeys(obj: Obj, allowed: Set<string>, path: string): string[] {
+  return Object.keys(obj)
+    .filter((key) => !allowed.has(key))
+    .map((key) => `${path}.${key}: unknown field (allowed: ${[...allowed].join(', ')})`);
 }
 
 function checkRule(rule: unknown, path: string, out: string[]): void {
@@ -23,7 +24,7 @@ function checkRule(rule: unknown, path: string, out: string[]): void {
     out.push(`${path}: must be an object { match, action, callers?, kind? }`);
     return;
   }
-  unknownKeys(rule, RULE_KEYS, path, out);
+  out.push(...unknownKeys(rule, RULE_KEYS, path));
   const glob = globProblem(rule['match']);
   if (glob !== undefined) out.push(`${path}.match: ${glob}`);
   if (!ACTIONS.includes(rule['action'] as string))
@@ -47,7 +48,7 @@ function checkLimit(limit: unknown, path: string, out: string[]): void {
     out.push(`${path}: must be an object { scope, rate, burst?, match? }`);
     return;
   }
-  unknownKeys(limit, LIMIT_KEYS, path, out);
+  out.push(...unknownKeys(limit, LIMIT_KEYS, path));
   if (!SCOPES.includes(limit['scope'] as string))
     out.push(`${path}.scope: must be ${oneOf(SCOPES)}, got ${JSON.stringify(limit['scope'])}`);
   if (limit['match'] !== undefined) {

@@ -84,6 +84,12 @@ export const errorCodes = {
   /** The hub was closed; create a new one. */
   MCPP_HUB_CLOSED: '@mcppipe/hub',
 
+  // ── @mcppipe/policy ───────────────────────────────────────────────────────────────
+  /** A tool policy or rate-limit configuration is invalid; the message starts with the dot-path (`rules[2].match: …`) and `data.errors` lists every problem. */
+  MCPP_POLICY_INVALID: '@mcppipe/policy',
+  /** A call was refused by a rate limit; JSON-RPC -31429 `rate_limited` with `data: { retryAfterMs, limit }` (HTTP-level limits answer 429 + `Retry-After`). Wait `retryAfterMs`, or raise the limit. */
+  MCPP_POLICY_RATE_LIMITED: '@mcppipe/policy',
+
   // ── @mcppipe/oauth ────────────────────────────────────────────────────────────────
   /** `jwt-key.pem` exists but is not a valid Ed25519 private key; the gateway refuses to start rather than mint a new key. */
   MCPP_OAUTH_KEY_CORRUPT: '@mcppipe/oauth',

@@ -75,7 +75,7 @@ export async function startGateway(
     publicUrl,
     hub,
     aggregate: aggregator,
-    oauthRoutes: oauthRoutes(oauth, { protectedResourceMetadata: false }),
+    oauthRoutes: oauthRoutes(oauth, { protectedResourceMetadata: false, cors: false }),
     resourceMetadata: (resource) => oauth.protectedResourceMetadata(resource),
     host: options.host,
     trustedProxies: options.trustedProxies,

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { DEFAULT_HEALTH_LIST_TIMEOUT_MS } from './defaults.js';
 import { ToolCounter } from './health.js';
 import { ClientGate } from './pipeline/clientGate.js';
+import { createCorsHook } from './pipeline/cors.js';
 import { createHostGuard } from './pipeline/origin.js';
 import { registerRateLimit } from './pipeline/rateLimit.js';
 import { RPC, refuse } from './pipeline/rpcError.js';
@@ -70,6 +71,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   // Stage 1, before every other hook: the per-IP rate limit.
   await registerRateLimit(app, d.rateLimit, d.observer);
   if (d.loopback) app.addHook('onRequest', createHostGuard({ publicUrl: d.publicUrl, loopback: true }));
+  // CORS after the Host guard (no DNS-rebinding bypass) and before auth (a preflight has no Authorization).
+  app.addHook(
+    'onRequest',
+    createCorsHook({ publicUrl: d.publicUrl, loopback: d.loopback, allowedOrigins: d.allowedOrigins }),
+  );
   // Unknown paths are answered before anything else runs: no body is read for them.
   app.addHook('onRequest', async (req, reply) => {
     if (req.is404) return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found' });

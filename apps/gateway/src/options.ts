@@ -31,6 +31,8 @@ export interface GatewayOptions {
   clientConcurrency: number | undefined;
   /** Extra browser origins allowed on MCP endpoints (`*` = any). */
   allowedOrigins: string[];
+  /** Loopback bind without `--public-url`: each loopback spelling is answered as itself (issue 13.4). */
+  loopbackAliases?: boolean;
 }
 
 /** Raw values: flags (already merged with their environment fallbacks by yargs) as strings or numbers. */
@@ -88,5 +90,6 @@ export function resolveGatewayOptions(raw: RawGatewayOptions): GatewayOptions {
     clientRequestsPerMinute: parseCount('--client-rpm', raw.clientRpm),
     clientConcurrency: parseCount('--client-concurrency', raw.clientConcurrency),
     allowedOrigins: parseOrigins(raw.allowedOrigins),
+    loopbackAliases: !raw.publicUrl && isLoopbackHost(host),
   };
 }

@@ -6,6 +6,7 @@
  */
 import { McpPipeError } from '@mcppipe/errors';
 import * as d from './defaults.js';
+import { createBaseUrlOf } from './pipeline/loopbackAliases.js';
 import { isLoopbackHost } from './pipeline/origin.js';
 import type { GatewayDeps, Logger } from './types.js';
 
@@ -56,11 +57,15 @@ export function canonicalPublicUrl(raw: string): string {
  */
 export function resolveDeps(deps: GatewayDeps) {
   const host = deps.host ?? '127.0.0.1';
+  const publicUrl = canonicalPublicUrl(deps.publicUrl);
+  const loopback = isLoopbackHost(host);
   return {
     ...deps,
-    publicUrl: canonicalPublicUrl(deps.publicUrl),
+    publicUrl,
+    /** The base URL a request is answered with (see `loopbackAliases`): the public URL unless aliased. */
+    baseUrlOf: createBaseUrlOf(publicUrl, loopback && deps.loopbackAliases === true),
     host,
-    loopback: isLoopbackHost(host),
+    loopback,
     logger: deps.logger ?? silent,
     bodyLimit: positive('MCP_BODY_LIMIT', deps.bodyLimit, d.DEFAULT_BODY_LIMIT_BYTES),
     maxJsonDepth: positive('maxJsonDepth', deps.maxJsonDepth, d.DEFAULT_MAX_JSON_DEPTH),

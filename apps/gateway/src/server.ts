@@ -19,6 +19,8 @@ import { buildApp } from './app.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from './defaults.js';
 import { createLogger } from './logger.js';
 import { oauthRoutes } from './oauth/index.js';
+import { loopbackOrigins } from './pipeline/loopbackAliases.js';
+import { isLoopbackHost } from './pipeline/origin.js';
 import type { GatewayOptions } from './options.js';
 import { applyConfigChange } from './reload.js';
 
@@ -50,6 +52,8 @@ export async function startGateway(
   const logger = createLogger(options.logLevel, options.logFile);
   const layout = await loadMcpJson(options.configPath, { logger });
   const { publicUrl } = options;
+  const aliases = options.loopbackAliases === true && isLoopbackHost(options.host);
+  const bases = aliases ? loopbackOrigins(publicUrl) : [publicUrl];
   const supervisor = new Supervisor({
     upstreams: layout.upstreams as UpstreamSpec[],
     policy: gatewayPolicy(),
@@ -58,11 +62,13 @@ export async function startGateway(
   const oauth = await createOAuthProvider({
     dataDir: options.dataDir,
     publicUrl,
-    resources: () => [
-      `${publicUrl}/hub`,
-      `${publicUrl}/mcp`,
-      ...supervisor.list().map((s) => `${publicUrl}/servers/${s.name}/mcp`),
-    ],
+    // every loopback spelling is a resource of its own when they are answered as themselves (13.4)
+    resources: () =>
+      bases.flatMap((base) => [
+        `${base}/hub`,
+        `${base}/mcp`,
+        ...supervisor.list().map((s) => `${base}/servers/${s.name}/mcp`),
+      ]),
     adminPassword: env['MCPPIPE_ADMIN_PASSWORD'] || undefined,
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,
@@ -75,11 +81,12 @@ export async function startGateway(
     publicUrl,
     hub,
     aggregate: aggregator,
-    oauthRoutes: oauthRoutes(oauth, { protectedResourceMetadata: false }),
+    oauthRoutes: oauthRoutes(oauth, { protectedResourceMetadata: false, cors: false }),
     resourceMetadata: (resource) => oauth.protectedResourceMetadata(resource),
     host: options.host,
     trustedProxies: options.trustedProxies,
     allowedOrigins: options.allowedOrigins,
+    loopbackAliases: aliases,
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
     clientLimits: {

@@ -100,6 +100,12 @@ export interface GatewayDeps {
   resourceMetadata?: (resourceUrl: string) => object | undefined;
   /** The bind address; on loopback, `Host` and `Origin` are validated (DNS-rebinding protection). */
   host?: string;
+  /**
+   * Answer each loopback spelling (`127.0.0.1`, `localhost`, `[::1]`, same port) with metadata, challenges
+   * and audiences for the name the client used. Only honoured on a loopback bind; set it only when the public
+   * URL was not configured explicitly (then `Host` never chooses the base). Default false.
+   */
+  loopbackAliases?: boolean;
   /** Trusted proxy addresses or CIDRs (Fastify `trustProxy`); never a hop count. Default: none. */
   trustedProxies?: readonly string[];
   /** Extra browser origins allowed on MCP endpoints (the public URL's origin always is). */

@@ -5,7 +5,18 @@
  */
 import { MAX_JSON_DEPTH } from './defaults.js';
 import { syntaxError } from './errors.js';
+import type { PathSegment } from './issues.js';
 import { stripBom } from './readFile.js';
+
+/** A key that appears twice in one object (JSON keeps only the last, silently). */
+export interface DuplicateKey {
+  /** The path of the key, e.g. `["mcpServers", "memory"]`. */
+  path: PathSegment[];
+  /** Line (1-based) of the first occurrence. */
+  firstLine: number;
+  /** Line (1-based) of the later occurrence. */
+  line: number;
+}
 
 /** A run of string characters that need no attention (sticky: matched at `lastIndex`); `\p{Cc}` keeps the linter happy. */
 const PLAIN = /[^"\\\p{Cc}]+/uy;
@@ -25,7 +36,14 @@ function describeChar(ch: string | undefined): string {
 
 class Parser {
   pos = 0;
-  constructor(readonly text: string) {}
+  /** The path of the value being parsed (kept only when duplicates are collected). */
+  readonly segs: PathSegment[] = [];
+  /** Offsets of duplicate keys: path, first offset, later offset. */
+  readonly dups: { path: PathSegment[]; first: number; second: number }[] = [];
+  constructor(
+    readonly text: string,
+    readonly trackDuplicates = false,
+  ) {}
 
   fail(detail: string, offset = this.pos): never {
     throw new Fail(offset, detail);
@@ -72,21 +90,30 @@ class Parser {
     this.pos++;
     this.skip();
     if (this.text[this.pos] === '}') return (this.pos++, out);
+    const seen = this.trackDuplicates ? new Map<string, number>() : undefined;
     for (;;) {
       this.skip();
       if (this.text[this.pos] !== '"')
         this.fail(`expected a property name in double quotes, found ${describeChar(this.text[this.pos])}`);
+      const keyAt = this.pos;
       const key = this.string();
       this.skip();
       if (this.text[this.pos] !== ':')
         this.fail(`expected ":" after a property name, found ${describeChar(this.text[this.pos])}`);
       this.pos++;
+      if (seen !== undefined) {
+        const first = seen.get(key);
+        if (first === undefined) seen.set(key, keyAt);
+        else this.dups.push({ path: [...this.segs, key], first, second: keyAt });
+        this.segs.push(key);
+      }
       Object.defineProperty(out, key, {
         value: this.value(depth + 1),
         enumerable: true,
         writable: true,
         configurable: true,
       });
+      if (seen !== undefined) this.segs.pop();
       this.skip();
       const ch = this.text[this.pos];
       if (ch === '}') return (this.pos++, out);
@@ -103,7 +130,9 @@ class Parser {
     this.skip();
     if (this.text[this.pos] === ']') return (this.pos++, out);
     for (;;) {
+      if (this.trackDuplicates) this.segs.push(out.length);
       out.push(this.value(depth + 1));
+      if (this.trackDuplicates) this.segs.pop();
       this.skip();
       const ch = this.text[this.pos];
       if (ch === ']') return (this.pos++, out);
@@ -178,14 +207,43 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
  * @throws McpPipeError `MCPP_CFG_SYNTAX`: `file:line:column: invalid JSON: …`, with `data: { path, line, column }`
  */
 export function parseJsonc(text: string, path: string): unknown {
+  return parseJsoncTracked(text, path, false).value;
+}
+
+/**
+ * Parses JSON with comments and trailing commas and reports every key that appears twice in one object
+ * (`JSON.parse` keeps the last silently; DESIGN.md G1 wants that loud).
+ *
+ * @param text - the document
+ * @param path - the file name used in messages
+ * @returns the parsed value (last occurrence wins, as in JSON) and the duplicate keys in document order
+ * @throws McpPipeError `MCPP_CFG_SYNTAX`, as {@link parseJsonc}
+ */
+export function parseJsoncWithDuplicates(
+  text: string,
+  path: string,
+): { value: unknown; duplicates: DuplicateKey[] } {
+  return parseJsoncTracked(text, path, true);
+}
+
+function parseJsoncTracked(
+  text: string,
+  path: string,
+  trackDuplicates: boolean,
+): { value: unknown; duplicates: DuplicateKey[] } {
   const source = stripBom(text);
-  const parser = new Parser(source);
+  const parser = new Parser(source, trackDuplicates);
   try {
     const value = parser.value(0);
     parser.skip();
     if (parser.pos < source.length)
       parser.fail(`unexpected ${describeChar(source[parser.pos])} after the document`);
-    return value;
+    const duplicates = parser.dups.map((d) => ({
+      path: d.path,
+      firstLine: lineAndColumn(source, d.first).line,
+      line: lineAndColumn(source, d.second).line,
+    }));
+    return { value, duplicates };
   } catch (err) {
     if (!(err instanceof Fail)) throw err;
     throw syntaxError('JSON', { path, ...lineAndColumn(source, err.offset) }, err.detail);

@@ -233,6 +233,39 @@ describe('mcp.json (seed 001)', () => {
   });
 });
 
+describe('duplicate keys (G1)', () => {
+  it('G1: rejects a server key given twice, naming both JSON paths and lines; JSON.parse would keep the last', () => {
+    const text = [
+      '{',
+      '  "mcpServers": {',
+      '    "memory": { "command": "a" },',
+      '    "other": { "url": "https://x.example/mcp", "headers": { "A": "1", "A": "2" } },',
+      '    "memory": { "command": "b" }',
+      '  }',
+      '}',
+    ].join('\n');
+    expect(Object.keys((JSON.parse(text) as { mcpServers: object }).mcpServers)).toEqual(['memory', 'other']);
+    let err: McpPipeError | undefined;
+    try {
+      parseMcpJson(text, '/etc/mcp.json');
+    } catch (e) {
+      err = e as McpPipeError;
+    }
+    expect(err?.code).toBe('MCPP_CFG_INVALID');
+    expect((err?.data as { errors: string[] }).errors).toEqual([
+      'mcpServers.other.headers.A: duplicate key: mcpServers.other.headers.A at line 4 and mcpServers.other.headers.A at line 4; JSON would silently keep only the last, so remove or rename one',
+      'mcpServers.memory: duplicate key: mcpServers.memory at line 3 and mcpServers.memory at line 5; JSON would silently keep only the last, so remove or rename one',
+    ]);
+  });
+
+  it('accepts the same key in different objects and inside arrays', () => {
+    const layout = parseMcpJson(
+      '{ "mcpServers": { "a": { "command": "x", "args": ["a", "a"] }, "b": { "command": "x", "env": { "a": "1" } } } }',
+    );
+    expect(layout.upstreams.map((u) => u.name)).toEqual(['a', 'b']);
+  });
+});
+
 describe('loadMcpJson', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mcppipe-config-json-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,8 +4,8 @@
  */
 import type { PathSegment } from './issues.js';
 import { invalidConfigError } from './errors.js';
-import { Issues, describeType, editDistance, isRecord } from './issues.js';
-import { parseJsonc } from './jsonc.js';
+import { Issues, describeType, editDistance, formatPath, isRecord } from './issues.js';
+import { parseJsoncWithDuplicates } from './jsonc.js';
 import { isValidUpstreamName, validateUpstreamName } from './names.js';
 import { readConfigText } from './readFile.js';
 import type { FieldSpec, Rule } from './rules.js';
@@ -171,21 +171,32 @@ function validateServer(name: string, entry: unknown, issues: Issues): UpstreamC
 }
 
 /**
- * Parses and validates the text of an `mcp.json` (JSON; comments and trailing commas are accepted).
+ * Parses and validates the text of an `mcp.json` (JSON; comments and trailing commas are accepted). A key
+ * that appears twice in one object (`mcpServers.memory` twice) is an error naming the path and both lines:
+ * JSON would keep the last one silently (DESIGN.md G1).
  *
  * @param text - the JSON text
  * @param path - the file name used in messages. Default `mcp.json`
  * @param options - `logger` receives each warning (`logger.warn({ path }, warning)`)
  * @returns the layout, as {@link validateMcpJson}
- * @throws McpPipeError `MCPP_CFG_SYNTAX` (with `file:line:column`) or `MCPP_CFG_INVALID` (`data.errors` lists every problem)
+ * @throws McpPipeError `MCPP_CFG_SYNTAX` (with `file:line:column`) or `MCPP_CFG_INVALID` (`data.errors` lists every
+ *   problem, duplicate keys included)
  * @example Parsing
  * ```ts
  * const layout = parseMcpJson('{ "mcpServers": { "memory": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-memory"] } } }');
  * ```
  */
 export function parseMcpJson(text: string, path = 'mcp.json', options: ParseOptions = {}): Layout {
-  const result = validateMcpJson(parseJsonc(text, path));
-  if (!result.ok) throw invalidConfigError(path, result.errors, { warnings: result.warnings, path });
+  const { value, duplicates } = parseJsoncWithDuplicates(text, path);
+  const result = validateMcpJson(value);
+  const dupErrors = duplicates.map(
+    (d) =>
+      `${formatPath(d.path)}: duplicate key: ${formatPath(d.path)} at line ${d.firstLine} and ${formatPath(d.path)} at line ${d.line}; JSON would silently keep only the last, so remove or rename one`,
+  );
+  if (!result.ok || dupErrors.length > 0) {
+    const errors = [...dupErrors, ...(result.ok ? [] : result.errors)];
+    throw invalidConfigError(path, errors, { warnings: result.warnings, path });
+  }
   for (const warning of result.warnings) options.logger?.warn({ path }, warning);
   return result.config;
 }

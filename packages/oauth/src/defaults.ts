@@ -4,6 +4,8 @@
  * @module
  */
 
+/** A plain admin password shorter than this many characters is accepted with a warning at startup. */
+export const MIN_RECOMMENDED_PASSWORD_LENGTH = 12;
 /** Access-token lifetime: 1 hour (short-lived, MCP "Token Theft"). */
 export const DEFAULT_ACCESS_TOKEN_TTL_SEC = 3600;
 /** Authorization-code lifetime: 2 minutes (OAuth 2.1 recommends at most 10; the issue asks for 60 s–5 min). */

@@ -2,7 +2,7 @@ import { OWNER_SUBJECT } from './defaults.js';
 import { oauthError } from './errors.js';
 import { resolveResource, type OAuthContext } from './context.js';
 import { signAccessToken } from './accessToken.js';
-import { hashSecret, randomSecret } from './secrets.js';
+import { deriveSecret, hashSecret, randomSecret } from './secrets.js';
 import type { ClientRecord, FamilyRecord } from './state.js';
 
 /** A successful token response (RFC 6749 §5.1). */
@@ -23,7 +23,18 @@ function newRefreshToken(handle: string): string {
   return `${handle}.${randomSecret(32)}`;
 }
 
-/** Successor responses of the last rotation, by the hash of the rotated token (memory only). */
+/**
+ * The successor of `presented` under a rotation's key: same handle, secret `HMAC-SHA256(key, presented)`.
+ * Deterministic, so a retry within the grace window (even after a restart) gets the same refresh token.
+ */
+function successorOf(presented: string, handle: string, graceKey: string): string {
+  return `${handle}.${deriveSecret(graceKey, presented)}`;
+}
+
+/**
+ * Successor responses of the last rotation, by the hash of the rotated token (memory only; a restart loses
+ * it, and the persisted `graceKey` re-derives the same refresh token instead).
+ */
 export type GraceCache = Map<string, { until: number; response: Promise<TokenResponse> }>;
 
 async function issueAccess(
@@ -156,8 +167,26 @@ export function refreshTokens(
     throw oauthError('invalid_target', 'a refresh cannot change the resource');
   }
   if (presented !== family.currentHash) {
+    const inGrace =
+      presented === family.previousHash &&
+      family.rotatedAt !== undefined &&
+      now - family.rotatedAt <= ctx.settings.refreshGraceMs;
     const cached = grace.get(presented);
-    if (presented === family.previousHash && cached && cached.until >= now) return cached.response;
+    if (inGrace && cached && cached.until >= now) return cached.response;
+    if (inGrace && family.graceKey !== undefined) {
+      // B6: the rotation was persisted but its answer was lost (a crash, a restart): hand out the same
+      // successor again, with a fresh access token. Only while the successor is still the current token.
+      const again = successorOf(params.refreshToken, params.refreshToken.slice(0, dot), family.graceKey);
+      if (hashSecret(again) === family.currentHash) {
+        const response = (async () => {
+          const { exp: _exp, ...access } = await issueAccess(ctx, family, scopes);
+          await ctx.store.persist();
+          return { ...access, refresh_token: again };
+        })();
+        grace.set(presented, { until: family.rotatedAt! + ctx.settings.refreshGraceMs, response });
+        return response;
+      }
+    }
     revokeFamily(ctx, family, 'refresh token reuse');
     void ctx.store.persist().catch(() => undefined);
     throw oauthError('invalid_grant', 'the refresh token was already used; the session is revoked');
@@ -171,13 +200,16 @@ export function refreshTokens(
     currentHash: family.currentHash,
     previousHash: family.previousHash,
     rotatedAt: family.rotatedAt,
+    graceKey: family.graceKey,
     refreshExpiresAt: family.refreshExpiresAt,
   };
   const handle = params.refreshToken.slice(0, dot);
-  const next = newRefreshToken(handle);
+  const graceKey = randomSecret(32);
+  const next = successorOf(params.refreshToken, handle, graceKey);
   family.previousHash = presented;
   family.currentHash = hashSecret(next);
   family.rotatedAt = now;
+  family.graceKey = graceKey;
   family.refreshExpiresAt = refreshExpiry(ctx, now, family.createdAt);
   for (const [h, entry] of grace) if (entry.until < now) grace.delete(h);
   const response = (async () => {

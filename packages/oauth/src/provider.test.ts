@@ -22,6 +22,16 @@ import {
 const h0 = harnessPerTest();
 
 describe('createOAuthProvider', () => {
+  it('warns (once, without the password) when MCPPIPE_ADMIN_PASSWORD is shorter than 12 characters', async () => {
+    const short = await h0({ adminPassword: 'short-pw-11' });
+    const warnings = short.logger.lines.filter((l) => l.includes('shorter than 12 characters'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('MCPPIPE_ADMIN_PASSWORD');
+    expect(short.logger.lines.join('\n')).not.toContain('short-pw-11');
+    const long = await h0({ adminPassword: 'long-pw-12ch' });
+    expect(long.logger.lines.filter((l) => l.includes('shorter than'))).toEqual([]);
+  });
+
   it('validates options at construction', async () => {
     const base = { dataDir: '/nonexistent', resources: () => [HUB], adminPassword: PASSWORD };
     for (const publicUrl of [

@@ -32,7 +32,12 @@ import { pruneState } from './state.js';
 import { StateStore } from './stateStore.js';
 import { handleRevocation, handleTokenRequest } from './tokenEndpoint.js';
 import { VerifiedTokenCache } from './tokenCache.js';
-import { ACCESS_TOKEN_SKEW_SEC, PRUNE_INTERVAL_MS, UNUSED_CLIENT_TTL_MS } from './defaults.js';
+import {
+  ACCESS_TOKEN_SKEW_SEC,
+  MIN_RECOMMENDED_PASSWORD_LENGTH,
+  PRUNE_INTERVAL_MS,
+  UNUSED_CLIENT_TTL_MS,
+} from './defaults.js';
 import {
   authenticateBearer,
   checkAccessToken,
@@ -113,6 +118,12 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
   });
   const clock = options.clock ?? Date.now;
   const logger = options.logger ?? silentLogger;
+  if (options.adminPassword && [...options.adminPassword].length < MIN_RECOMMENDED_PASSWORD_LENGTH) {
+    logger.warn(
+      { minLength: MIN_RECOMMENDED_PASSWORD_LENGTH },
+      `MCPPIPE_ADMIN_PASSWORD is shorter than ${MIN_RECOMMENDED_PASSWORD_LENGTH} characters: anyone who can reach /authorize may guess it; use a long passphrase or MCPPIPE_ADMIN_PASSWORD_HASH`,
+    );
+  }
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
   const key = await loadOrCreateSigningKey(options.dataDir, logger);
   const emit = safeEmitter(options.onEvent);

@@ -20,6 +20,17 @@ export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('base64url');
 }
 
+/**
+ * A secret derived from another: `BASE64URL(HMAC-SHA256(key, input))` (256 bits).
+ *
+ * @param key - a random key (base64url text, as from {@link randomSecret})
+ * @param input - the value the secret is bound to
+ * @returns base64url text without padding
+ */
+export function deriveSecret(key: string, input: string): string {
+  return createHmac('sha256', Buffer.from(key, 'base64url')).update(input, 'utf8').digest('base64url');
+}
+
 const compareKey = randomBytes(32);
 
 /**

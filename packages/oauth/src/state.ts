@@ -52,6 +52,12 @@ export interface FamilyRecord {
   previousHash?: string;
   /** Epoch milliseconds of the last rotation. */
   rotatedAt?: number;
+  /**
+   * Random key of the last rotation (base64url, 256 bits), persisted with it: the current refresh token's
+   * secret is `HMAC-SHA256(graceKey, predecessor)`, so a retry of the predecessor within the grace window
+   * gets the same successor even after a restart (B6), while the state file alone still yields no token.
+   */
+  graceKey?: string;
   /** Epoch milliseconds after which the current refresh token is refused (idle or absolute limit). */
   refreshExpiresAt: number;
   /** Epoch seconds of the latest `exp` of any access token issued from this family. */
@@ -124,6 +130,7 @@ function validFamily(f: unknown, key: string): boolean {
     isNum(f['createdAt']) &&
     isNum(f['refreshExpiresAt']) &&
     isNum(f['accessExpiresAt']) &&
+    (f['graceKey'] === undefined || isStr(f['graceKey'])) &&
     (f['status'] === 'active' || f['status'] === 'revoked')
   );
 }

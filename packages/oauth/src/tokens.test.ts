@@ -297,6 +297,41 @@ describe('B6/B7 refresh rotation, grace and reuse', () => {
     });
   });
 
+  it('B6 under faults: after a restart (rotation persisted, answer lost) a retry within the grace gets the same successor; after the grace it revokes the family', async () => {
+    for (const late of [false, true]) {
+      const h = await h0();
+      const { clientId, refresh: r0 } = await tokensFor(h);
+      const lost = await refresh(h, clientId, r0); // persisted; the client never sees this answer
+      const r1 = json(lost)['refresh_token'] as string;
+      await h.provider.close(); // the process dies; the in-memory grace cache is gone
+      const state = JSON.parse(await stateText(h)) as { families: Record<string, Record<string, unknown>> };
+      const [family] = Object.values(state.families);
+      expect(JSON.stringify(family)).not.toContain(r1.split('.')[1]!); // never the successor in plaintext
+      let t = h.now() + (late ? 6000 : 3000);
+      const restarted = await h0({ dataDir: h.dir, clock: () => t });
+      const retry = await refresh(restarted, clientId, r0);
+      if (!late) {
+        expect(retry.status).toBe(200);
+        expect(json(retry)['refresh_token']).toBe(r1); // the same successor: the client is not signed out
+        await expect(
+          restarted.provider.verifyAccessToken(json(retry)['access_token'] as string, HUB),
+        ).resolves.toMatchObject({ clientId });
+        t += 1000;
+        const next = await refresh(restarted, clientId, r1); // the family is intact: R1 rotates normally
+        expect(next.status).toBe(200);
+        expect(json(next)['refresh_token']).not.toBe(r1);
+      } else {
+        expect(json(retry)).toMatchObject({ error: 'invalid_grant' });
+        expect(json(await refresh(restarted, clientId, r1))).toMatchObject({ error: 'invalid_grant' });
+        await restarted.provider.close(); // flushes the revocation
+        const after = JSON.parse(await stateText(restarted)) as {
+          families: Record<string, { status: string }>;
+        };
+        expect(Object.values(after.families).map((f) => f.status)).toEqual(['revoked']);
+      }
+    }
+  });
+
   it('an ancestor beyond the immediate predecessor revokes the family even inside the grace window', async () => {
     const h = await h0();
     const { clientId, refresh: r0 } = await tokensFor(h);

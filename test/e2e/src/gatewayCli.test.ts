@@ -64,6 +64,19 @@ describe('mcppipe-gateway flags', () => {
     expect(r.stderr).toContain('mcpServers.ok.url');
   });
 
+  it('G1: duplicate server keys in mcp.json exit 2 at boot, naming both JSON paths and lines', async () => {
+    const memory = `{ "command": ${JSON.stringify(process.execPath)}, "args": [] }`;
+    await writeFile(
+      join(dir, 'dup.json'),
+      ['{', '  "mcpServers": {', `    "memory": ${memory},`, `    "memory": ${memory}`, '  }', '}'].join(
+        '\n',
+      ),
+    );
+    const r = await run(['--config', join(dir, 'dup.json'), '--data-dir', join(dir, 'data-dup')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('mcpServers.memory at line 3 and mcpServers.memory at line 4');
+  });
+
   it('hash-password prints a bcrypt hash of stdin', async () => {
     const r = await run(['hash-password'], 'correct horse battery staple\n');
     expect(r.code).toBe(0);

@@ -101,6 +101,27 @@ describe('config hot reload', () => {
     );
   });
 
+  it('G1: an edit with duplicate server keys is rejected; the running servers keep serving', async () => {
+    const entry = (server: object) => JSON.stringify(server);
+    await writeFile(
+      config,
+      [
+        '{',
+        '  "mcpServers": {',
+        `    "probe": ${entry(probe)},`,
+        `    "notes": ${entry(memory)},`,
+        `    "probe": ${entry(memory)}`,
+        '  }',
+        '}',
+      ].join('\n'),
+    );
+    await gw.waitForLog(/mcpServers\.probe at line 3 and mcpServers\.probe at line 5/, 30_000);
+    expect((await servers()).map((s) => s.name)).toEqual(['notes', 'probe']);
+    expect(text(await client.callTool({ name: 'echo', arguments: { text: 'not replaced' } }))).toBe(
+      'not replaced',
+    );
+  });
+
   it('SIGTERM lets a call in flight finish, then stops the servers and exits 0', async () => {
     const inFlight = client.callTool({ name: 'wait', arguments: { ms: 2_000, tag: 'shutdown' } });
     await new Promise((r) => setTimeout(r, 300));

@@ -38,6 +38,11 @@ export interface OAuthRoutesOptions {
    * that serves these documents itself may turn it off (its static routes win anyway).
    */
   protectedResourceMetadata?: boolean;
+  /**
+   * Answer CORS here with `Access-Control-Allow-Origin: *` (metadata, token, registration, revocation).
+   * Default true; the gateway turns it off because its root CORS hook applies the configured origin list.
+   */
+  cors?: boolean;
 }
 
 /** Default limits (the SDK's auth router uses 20/h for register, 50–100/15 min elsewhere). */
@@ -67,6 +72,7 @@ const REGISTER_LIMIT_BYTES = 64 * 1024;
  */
 export function oauthRoutes(provider: OAuthProvider, options: OAuthRoutesOptions = {}): FastifyPluginAsync {
   const limits = { ...DEFAULT_OAUTH_RATE_LIMITS, ...options.rateLimits };
+  const anyOrigin = options.cors !== false;
   return async (app: FastifyInstance) => {
     await app.register(rateLimit, { global: false });
     if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) {
@@ -83,17 +89,18 @@ export function oauthRoutes(provider: OAuthProvider, options: OAuthRoutesOptions
       route: { method: 'GET' | 'POST'; url: string; handler: Handler },
     ) => {
       app.route({ ...route, config: limit(group), bodyLimit: REGISTER_LIMIT_BYTES });
-      app.route({ method: 'OPTIONS', url: route.url, config: limit(group), handler: preflight });
+      if (anyOrigin)
+        app.route({ method: 'OPTIONS', url: route.url, config: limit(group), handler: preflight });
     };
 
     const asMeta: Handler = async (_req, reply) =>
-      sendOAuthResponse(reply, e.authorizationServerMetadata(), true);
+      sendOAuthResponse(reply, e.authorizationServerMetadata(), anyOrigin);
     cors('metadata', { method: 'GET', url: OAUTH_PATHS.authorizationServerMetadata, handler: asMeta });
     cors('metadata', { method: 'GET', url: OAUTH_PATHS.openidConfiguration, handler: asMeta });
     cors('metadata', {
       method: 'GET',
       url: OAUTH_PATHS.jwks,
-      handler: async (_req, reply) => sendOAuthResponse(reply, e.jwks(), true),
+      handler: async (_req, reply) => sendOAuthResponse(reply, e.jwks(), anyOrigin),
     });
     if (options.protectedResourceMetadata !== false) {
       cors('metadata', {
@@ -101,7 +108,7 @@ export function oauthRoutes(provider: OAuthProvider, options: OAuthRoutesOptions
         url: `${OAUTH_PATHS.protectedResourcePrefix}/*`,
         handler: async (req, reply) => {
           const path = `/${(req.params as { '*': string })['*']}`;
-          return sendOAuthResponse(reply, e.protectedResourceMetadata(path), true);
+          return sendOAuthResponse(reply, e.protectedResourceMetadata(path), anyOrigin);
         },
       });
     }
@@ -113,7 +120,7 @@ export function oauthRoutes(provider: OAuthProvider, options: OAuthRoutesOptions
       cors(group, {
         method: 'POST',
         url,
-        handler: async (req, reply) => sendOAuthResponse(reply, await run(toOAuthRequest(req)), true),
+        handler: async (req, reply) => sendOAuthResponse(reply, await run(toOAuthRequest(req)), anyOrigin),
       });
     post('register', OAUTH_PATHS.register, (r) => e.register(r));
     post('token', OAUTH_PATHS.token, (r) => e.token(r));

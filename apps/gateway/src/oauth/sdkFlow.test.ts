@@ -8,20 +8,12 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOAuthProvider, type OAuthProvider } from '@mcppipe/oauth';
-import {
-  Client,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestClientProvider, ownerApproves } from '../testing/sdkOAuth.js';
 import { oauthRoutes } from './routes.js';
 
 const PASSWORD = 'sdk-flow-owner-password';
@@ -35,97 +27,6 @@ async function freePort(): Promise<number> {
       srv.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
     });
   });
-}
-
-/** An in-memory OAuth client provider, as a desktop agent would implement it. */
-class TestClientProvider implements OAuthClientProvider {
-  readonly redirectUrl = 'http://127.0.0.1:53682/callback';
-  info: StoredOAuthClientInformation | undefined;
-  current: StoredOAuthTokens | undefined;
-  readonly history: StoredOAuthTokens[] = [];
-  authorizationUrl: URL | undefined;
-  private verifier = '';
-  private discovery: OAuthDiscoveryState | undefined;
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'sdk-flow-test',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.info = info;
-  }
-  tokens() {
-    return this.current;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.current = tokens;
-    this.history.push(tokens);
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') this.current = undefined;
-    if (scope === 'all' || scope === 'client') this.info = undefined;
-    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
-  }
-}
-
-/** Plays the owner's browser: login form, approval form; returns the callback URL. */
-async function ownerApproves(authorizationUrl: URL, origin: string): Promise<URL> {
-  const field = (html: string, name: string) =>
-    new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
-  const cookieOf = (res: Response) => (res.headers.get('set-cookie') ?? '').split(';')[0]!;
-  const post = (path: string, cookie: string, body: Record<string, string>) =>
-    fetch(`${origin}${path}`, {
-      method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin },
-      body: new URLSearchParams(body).toString(),
-    });
-  const loginPage = await fetch(authorizationUrl, { redirect: 'manual' });
-  expect(loginPage.status).toBe(200);
-  const html = await loginPage.text();
-  expect(html).toContain('sdk-flow-test');
-  const login = await post('/authorize/login', cookieOf(loginPage), {
-    csrf_token: field(html, 'csrf_token'),
-    request_id: field(html, 'request_id'),
-    password: PASSWORD,
-  });
-  expect(login.status).toBe(303);
-  const cookie = cookieOf(login);
-  const consentPage = await fetch(login.headers.get('location')!, {
-    redirect: 'manual',
-    headers: { cookie },
-  });
-  const consentHtml = await consentPage.text();
-  expect(consentHtml).toContain('<strong>127.0.0.1</strong>');
-  const approve = await post('/authorize/consent', cookie, {
-    csrf_token: field(consentHtml, 'csrf_token'),
-    request_id: field(consentHtml, 'request_id'),
-    decision: 'approve',
-  });
-  expect(approve.status).toBe(303);
-  return new URL(approve.headers.get('location')!);
 }
 
 describe('a real v2 SDK client against the OAuth endpoints', () => {
@@ -204,7 +105,7 @@ describe('a real v2 SDK client against the OAuth endpoints', () => {
     expect(authUrl.searchParams.get('resource')).toBe(`${base}/hub`);
 
     // 2. The owner signs in and approves; the callback carries code, state and iss.
-    const callback = await ownerApproves(authUrl, base);
+    const callback = await ownerApproves(authUrl, PASSWORD);
     expect(callback.searchParams.get('iss')).toBe(base);
     await first.finishAuth(callback.searchParams);
     expect(client.current?.refresh_token).toEqual(expect.any(String));

@@ -65,21 +65,34 @@ export function createHostGuard(options: GuardOptions) {
 }
 
 /**
+ * The browser-origin rule shared by the `Origin` guard and CORS (the CLI's `--allowed-origins` semantics):
+ * the public URL's origin, any configured extra origin (`*` = any), and loopback origins on loopback binds.
+ *
+ * @param options - the public URL, the bind kind and extra origins
+ * @returns whether an `Origin` value is allowed
+ */
+export function createOriginPolicy(options: GuardOptions): (origin: string) => boolean {
+  const extra = new Set(options.allowedOrigins ?? []);
+  const own = new URL(options.publicUrl).origin;
+  const any = extra.has('*');
+  return (origin) => {
+    if (origin === own || any || extra.has(origin)) return true;
+    if (!options.loopback) return false;
+    const name = hostnameOf(origin);
+    return name !== undefined && LOOPBACK_NAMES.has(name);
+  };
+}
+
+/**
  * The `Origin` check for MCP endpoints (an `onRequest` hook before auth).
  *
  * @param options - the public URL, the bind kind and extra origins
  */
 export function createOriginGuard(options: GuardOptions) {
-  const extra = new Set(options.allowedOrigins ?? []);
-  const own = new URL(options.publicUrl).origin;
+  const allowed = createOriginPolicy(options);
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const origin = req.headers.origin;
-    if (origin === undefined || origin === own || extra.has('*') || extra.has(origin)) {
-      options.observer?.('origin', 'pass');
-      return;
-    }
-    const name = hostnameOf(origin);
-    if (options.loopback && name !== undefined && LOOPBACK_NAMES.has(name)) {
+    if (origin === undefined || allowed(origin)) {
       options.observer?.('origin', 'pass');
       return;
     }

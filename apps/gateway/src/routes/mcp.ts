@@ -63,15 +63,14 @@ export async function mcpRoutes(
       resourceOf: (req) => {
         const path = resourcePathOf(req);
         if (path === undefined) return undefined;
-        let target = targets.get(path);
+        const base = deps.baseUrlOf(req.headers.host); // the public URL, or the loopback spelling used
+        const key = base === publicUrl ? path : `${base}${path}`;
+        let target = targets.get(key);
         if (target === undefined) {
           // bounded: paths name servers that may not exist, so the table is cleared rather than grown
           if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
-          target = protectedTarget(
-            `${publicUrl}${path}`,
-            `${publicUrl}/.well-known/oauth-protected-resource${path}`,
-          );
-          targets.set(path, target);
+          target = protectedTarget(`${base}${path}`, `${base}/.well-known/oauth-protected-resource${path}`);
+          targets.set(key, target);
         }
         return target;
       },

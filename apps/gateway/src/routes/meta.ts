@@ -1,11 +1,12 @@
 /**
  * Unauthenticated routes: `/livez` (liveness, minimal body) and the RFC 9728 protected-resource metadata
  * of each MCP endpoint at `/.well-known/oauth-protected-resource/<endpoint path>`, built from the public
- * URL only (never from `Host` or `X-Forwarded-*`).
+ * URL only (never from `Host` or `X-Forwarded-*`; the one exception is a loopback bind without an explicit
+ * public URL, where each loopback spelling is answered as itself, see `loopbackAliases`).
  *
  * @module
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ResolvedDeps } from '../resolve.js';
 import { resourcePathOf } from './mcp.js';
 
@@ -34,23 +35,25 @@ export function protectedResourceDocument(publicUrl: string, path: string) {
  */
 export function metaRoutes(app: FastifyInstance, deps: ResolvedDeps): void {
   app.get('/livez', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
-  const document = async (path: string | undefined, reply: FastifyReply) => {
-    const resource = `${deps.publicUrl}${path ?? ''}`;
+  const document = async (path: string | undefined, req: FastifyRequest, reply: FastifyReply) => {
+    const base = deps.baseUrlOf(req.headers.host);
+    const resource = `${base}${path ?? ''}`;
     const doc =
       path === undefined
         ? undefined
         : deps.resourceMetadata
           ? deps.resourceMetadata(resource)
-          : protectedResourceDocument(deps.publicUrl, path);
+          : { ...protectedResourceDocument(deps.publicUrl, path), resource };
     if (doc === undefined) return reply.code(404).send({ error: 'not_found' });
     return reply.header('cache-control', 'public, max-age=300').send(doc);
   };
-  app.get(`${PRM_PREFIX}/hub`, (_req, reply) => document(deps.hub ? '/hub' : undefined, reply));
-  app.get(`${PRM_PREFIX}/mcp`, (_req, reply) => document(deps.aggregate ? '/mcp' : undefined, reply));
+  app.get(`${PRM_PREFIX}/hub`, (req, reply) => document(deps.hub ? '/hub' : undefined, req, reply));
+  app.get(`${PRM_PREFIX}/mcp`, (req, reply) => document(deps.aggregate ? '/mcp' : undefined, req, reply));
   app.get<{ Params: { name: string } }>(`${PRM_PREFIX}/servers/:name/mcp`, (req, reply) => {
     const path = resourcePathOf(req);
     return document(
       path !== undefined && deps.registry.get(req.params.name) !== undefined ? path : undefined,
+      req,
       reply,
     );
   });

@@ -19,6 +19,19 @@ interface Session {
   server: McpServer | Server;
   /** The session's fast path for single-request POSTs (see {@link DirectPosts}). */
   direct: DirectPosts;
+  /** The client asked for 2025-03-26, the one revision with JSON-RPC batches: its batches are served. */
+  batches: boolean;
+}
+
+/** The one revision that defines JSON-RPC batches (2025-06-18 removed them; SECURITY-REFERENCE C2). */
+const BATCH_REVISION = '2025-03-26';
+
+/** The answer to a batch where batches are not served (C2). */
+function refuseBatch(res: ServerResponse): void {
+  sendJsonRpcError(res, 400, {
+    code: -32600,
+    message: `Invalid Request: JSON-RPC batches are not supported (protocol revisions after ${BATCH_REVISION} removed them): send one message per POST`,
+  });
 }
 
 /** A header as the web `Headers.get` would return it (repeated values joined), undefined when absent. */
@@ -122,7 +135,8 @@ export function createMcpHttpHost(
     });
     const direct = new DirectPosts(transport, keepAliveMs);
     const server = await factory({ era: 'legacy', ...(req.auth ? { authInfo: req.auth } : {}) });
-    const session: Session = { transport, server, direct };
+    const requested = (body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+    const session: Session = { transport, server, direct, batches: requested === BATCH_REVISION };
     await server.connect(transport);
     const onclose = transport.onclose;
     transport.onclose = () => {
@@ -143,16 +157,25 @@ export function createMcpHttpHost(
       sendJsonRpcError(res, e.status ?? 400, { code: e.rpcCode ?? -32700, message: e.message });
       return;
     }
+    const sid = req.headers['mcp-session-id'];
+    if (Array.isArray(body) && (stateless || typeof sid !== 'string')) return refuseBatch(res);
     if (stateless) return serveModern(req, res, { body });
 
-    const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const session = table.touch(sid, Date.now());
       if (!session) {
         sendJsonRpcError(res, 404, { code: -32001, message: 'Session not found: initialize a new session' });
         return;
       }
-      if (req.method === 'POST' && session.direct.tryHandle(req, res, body)) return;
+      if (Array.isArray(body)) {
+        // batches only where the session negotiated 2025-03-26 and the request does not claim a later revision
+        const version = headerOf(req, 'mcp-protocol-version');
+        if (!session.batches || (version !== undefined && version !== BATCH_REVISION)) return refuseBatch(res);
+      }
+      if (req.method === 'POST') {
+        if (session.direct.tryHandle(req, res, body)) return;
+        body = session.direct.remapCancel(body);
+      }
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeBody(body)) return openSession(req, res, body);

@@ -6,6 +6,7 @@ import type { InboundClassificationOutcome, McpServer, Server } from '@modelcont
 import type { BodyError } from './body.js';
 import { isInitializeBody, readJsonBody, sendJsonRpcError } from './body.js';
 import { DirectPosts } from './directPost.js';
+import { drainRefusedBody } from './limits.js';
 import type { ClassifiedPost, ModernDirectOptions } from './modernDirect.js';
 import { ModernDirect } from './modernDirect.js';
 import { createNodeHandler } from './nodeHandler.js';
@@ -154,6 +155,8 @@ export function createMcpHttpHost(
       if (body === undefined && req.method === 'POST') body = await readJsonBody(req, maxRequestBodySize);
     } catch (err) {
       const e = err as BodyError;
+      // the client may still be uploading: read the rest (bounded) so it sees the 413, not a reset
+      if (e.status === 413) drainRefusedBody(req);
       sendJsonRpcError(res, e.status ?? 400, { code: e.rpcCode ?? -32700, message: e.message });
       return;
     }
@@ -170,7 +173,8 @@ export function createMcpHttpHost(
       if (Array.isArray(body)) {
         // batches only where the session negotiated 2025-03-26 and the request does not claim a later revision
         const version = headerOf(req, 'mcp-protocol-version');
-        if (!session.batches || (version !== undefined && version !== BATCH_REVISION)) return refuseBatch(res);
+        if (!session.batches || (version !== undefined && version !== BATCH_REVISION))
+          return refuseBatch(res);
       }
       if (req.method === 'POST') {
         if (session.direct.tryHandle(req, res, body)) return;

@@ -203,7 +203,11 @@ describe('C2: JSON-RPC batches', () => {
 
   it('C2: a batch without a session (a 2026-07-28 request, or a batched initialize) is refused with 400 / -32600', async () => {
     const { url } = await session();
-    for (const extra of [{ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' }, {}]) {
+    const extras: Record<string, string>[] = [
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
+      {},
+    ];
+    for (const extra of extras) {
       const res = await fetch(url, {
         method: 'POST',
         headers: { ...base, ...extra },
@@ -212,7 +216,11 @@ describe('C2: JSON-RPC batches', () => {
             jsonrpc: '2.0',
             id: 1,
             method: 'initialize',
-            params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+            params: {
+              protocolVersion: '2025-03-26',
+              capabilities: {},
+              clientInfo: { name: 't', version: '1' },
+            },
           },
         ]),
       });

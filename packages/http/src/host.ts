@@ -7,6 +7,7 @@ import type { BodyError } from './body.js';
 import { isInitializeBody, readJsonBody, sendJsonRpcError } from './body.js';
 import { DirectPosts } from './directPost.js';
 import { drainRefusedBody } from './limits.js';
+import { withAgentSafeErrors } from './safeErrors.js';
 import type { ClassifiedPost, ModernDirectOptions } from './modernDirect.js';
 import { ModernDirect } from './modernDirect.js';
 import { createNodeHandler } from './nodeHandler.js';
@@ -78,7 +79,7 @@ function listenedResources(body: unknown): string[] | undefined {
  *
  * Unknown or evicted session ids answer 404 (clients re-initialize); DELETE ends a session.
  *
- * @param factory - builds one MCP server per 2025 session or per 2026 request (`ctx.era` tells which)
+ * @param serverFactory - builds one MCP server per 2025 session or per 2026 request (`ctx.era` tells which)
  * @param options - see {@link McpHttpHostOptions} and {@link ModernDirectOptions} (the 2026-07-28 direct path,
  *   on by default for servers that allow it)
  * @returns the host; call `handle(req, res, parsedBody)` from any Node HTTP framework
@@ -90,9 +91,11 @@ function listenedResources(body: unknown): string[] | undefined {
  * ```
  */
 export function createMcpHttpHost(
-  factory: McpServerFactory,
+  serverFactory: McpServerFactory,
   options: McpHttpHostOptions & ModernDirectOptions = {},
 ): McpHttpHost {
+  // no internal text (raw zod issues, stack overflows) in an error an agent sees (C4)
+  const factory = withAgentSafeErrors(serverFactory);
   const {
     stateless = false,
     maxSessions = 1000,

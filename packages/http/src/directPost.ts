@@ -292,7 +292,7 @@ export class DirectPosts {
   /**
    * Rewrites a client's `notifications/cancelled` whose `requestId` names a client id in flight more than once on
    * this session to the wire id of the most recent of those requests (the one a client reusing ids is most likely
-   * to mean; DESIGN.md documents the choice). Anything else comes back unchanged, the same object.
+   * to mean; packages/http/README.md documents the choice). Anything else comes back unchanged, the same object.
    *
    * @param body - a parsed POST body of this session
    * @returns the body to hand to the SDK transport

@@ -111,7 +111,11 @@ describe('C2: batches on the gateway', () => {
       { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 't', arguments: {} } },
     ]);
     for (const path of ['/mcp', '/servers/alpha/mcp']) {
-      for (const extra of [{}, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' }]) {
+      const extras: Record<string, string>[] = [
+        {},
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' },
+      ];
+      for (const extra of extras) {
         const res = await fetch(`${publicUrl}${path}`, {
           method: 'POST',
           headers: headersFor(publicUrl, path, extra),

@@ -1,5 +1,13 @@
 import cors from '@fastify/cors';
-import type { McpHttpHost } from '@mcppipe/http';
+import {
+  HTTP_TIMEOUTS,
+  MAX_JSON_DEPTH,
+  depthMessage,
+  drainRefusedBody,
+  exceedsDepth,
+  serverTimeoutOptions,
+} from '@mcppipe/http';
+import type { HttpTimeouts, McpHttpHost } from '@mcppipe/http';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 
@@ -15,7 +23,20 @@ export interface HttpServerOptions {
   bodyLimit: number;
   /** Named MCP endpoints, e.g. `{ '/mcp': aggregateHost, '/hub': hubHost }`. */
   endpoints: Record<string, McpHttpHost>;
+  /**
+   * How long a client has to send its headers and its whole request (408 past it; D2). Default `HTTP_TIMEOUTS`
+   * of `@mcppipe/http` (10 s, 30 s), the gateway's policy too; long-lived SSE responses are not affected.
+   */
+  timeouts?: HttpTimeouts;
+  /** Deepest JSON nesting accepted in a body, checked before parsing (C4). Default `MAX_JSON_DEPTH` (100). */
+  maxJsonDepth?: number;
 }
+
+/** A body the guarded JSON parser refuses, answered by the error handler with its status and JSON-RPC code. */
+type BodyRefusal = Error & { statusCode: number; rpcCode: number };
+
+const refusal = (statusCode: number, rpcCode: number, message: string): BodyRefusal =>
+  Object.assign(new Error(message), { statusCode, rpcCode });
 
 /** The Fastify app plus the number of MCP POST requests in flight (for a graceful drain). */
 export type McpFastify = FastifyInstance & { inflight(): number };
@@ -56,17 +77,20 @@ function rpcError(code: number, message: string) {
 
 /**
  * Builds the Fastify app that serves MCP endpoints over Streamable HTTP (not listening yet).
- * Timeouts are set so slow clients are cut off; bodies are capped; CORS exposes `Mcp-Session-Id`.
+ * Slow clients are cut off (the request and header timeouts shared with the gateway, D2); bodies are capped (413,
+ * the rest of the body drained within bounds so the client reads it) and their JSON nesting is pre-scanned (C4);
+ * CORS exposes `Mcp-Session-Id`.
  *
  * @param options - see {@link HttpServerOptions}
  */
 export async function buildHttpServer(options: HttpServerOptions): Promise<McpFastify> {
+  const maxDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH;
   const app = Fastify({
     bodyLimit: options.bodyLimit,
-    requestTimeout: 0, // SSE streams are long-lived; headersTimeout and connectionTimeout bound slow clients
-    connectionTimeout: 0,
+    // headers and whole request bounded (D2); Node clears both once the request is in, so SSE streams stay open
+    ...serverTimeoutOptions(options.timeouts ?? HTTP_TIMEOUTS),
+    connectionTimeout: 0, // socket inactivity: a quiet SSE stream or a long tool call is not a slow client
     keepAliveTimeout: 5_000,
-    http: { headersTimeout: 10_000 },
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     logger: false,
@@ -113,8 +137,29 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpFa
     ],
     exposedHeaders: ['mcp-session-id', 'mcp-protocol-version'],
   });
-  app.setErrorHandler((err: { code?: string; statusCode?: number; message: string }, _req, reply) => {
+  // The JSON parser of the MCP endpoints: the depth pre-scan before `JSON.parse` (C4, the gateway's scanner and
+  // limit), then Fastify's secure parser (`__proto__` / `constructor.prototype` refused).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    const bytes = body as Buffer;
+    if (exceedsDepth(bytes, maxDepth)) {
+      done(refusal(400, -32700, depthMessage(maxDepth)), undefined);
+      return;
+    }
+    parseJson(req, bytes.toString('utf8'), (err, value) => {
+      if (err) done(refusal(400, -32700, 'Parse error: invalid JSON'), undefined);
+      else done(null, value);
+    });
+  });
+  app.setErrorHandler((err: Partial<BodyRefusal> & { code?: string; message: string }, req, reply) => {
+    if (typeof err.rpcCode === 'number' && typeof err.statusCode === 'number') {
+      return reply.code(err.statusCode).send(rpcError(err.rpcCode, err.message));
+    }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      // the client may still be uploading: read the rest (bounded) so it sees the 413, not a reset (13.11)
+      drainRefusedBody(req.raw);
+      reply.removeHeader('connection'); // Fastify's close would drop the socket with the body unread
       return reply.code(413).send(rpcError(-32600, `Request body exceeds ${options.bodyLimit} bytes`));
     }
     if (
@@ -122,7 +167,8 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpFa
       err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
       err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
     ) {
-      return reply.code(400).send(rpcError(-32700, `Parse error: ${err.message}`));
+      // a stable message: Fastify's and the parser's texts are not for agents
+      return reply.code(400).send(rpcError(-32700, 'Parse error: invalid JSON'));
     }
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
       return reply.code(415).send(rpcError(-32000, err.message));

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { serverTimeoutOptions } from '@mcppipe/http';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import { DEFAULT_HEALTH_LIST_TIMEOUT_MS } from './defaults.js';
@@ -55,14 +56,10 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     bodyLimit: d.bodyLimit,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    requestTimeout: d.timeouts.requestTimeoutMs,
+    // request and header timeouts: the policy `mcppipe up` shares (D2)
+    ...serverTimeoutOptions(d.timeouts),
     connectionTimeout: d.timeouts.connectionTimeoutMs,
     keepAliveTimeout: d.timeouts.keepAliveTimeoutMs,
-    http: {
-      headersTimeout: Math.min(d.timeouts.headersTimeoutMs, d.timeouts.requestTimeoutMs),
-      // Node checks the two timeouts above only this often (default 30 s); keep the cut-off close to them.
-      connectionsCheckingInterval: Math.min(2_000, d.timeouts.headersTimeoutMs),
-    },
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },

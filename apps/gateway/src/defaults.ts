@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { HTTP_TIMEOUTS, MAX_JSON_DEPTH } from '@mcppipe/http';
 
 /** `MCP_BODY_LIMIT`: the largest MCP request body, in bytes (the SDK's own default). */
 export const DEFAULT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -13,8 +14,11 @@ export const DEFAULT_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
  */
 export const DRAIN_LIMIT_BYTES = 64 * 1024;
 
-/** Deepest JSON nesting accepted in an MCP request body; checked before parsing (SECURITY-REFERENCE C4). */
-export const DEFAULT_MAX_JSON_DEPTH = 100;
+/**
+ * Deepest JSON nesting accepted in an MCP request body; checked before parsing (SECURITY-REFERENCE C4). The one
+ * limit of both apps: `@mcppipe/http`'s `MAX_JSON_DEPTH`.
+ */
+export const DEFAULT_MAX_JSON_DEPTH = MAX_JSON_DEPTH;
 
 /** Pre-auth rate limit: requests per client IP per window. Generous: claude.ai traffic shares a few IP ranges. */
 export const DEFAULT_RATE_LIMIT_MAX = 1200;
@@ -34,11 +38,14 @@ export const DEFAULT_CLIENT_MAX_IN_FLIGHT = 16;
 /** Most OAuth clients the per-client gate tracks at once (idle entries are dropped first). */
 export const DEFAULT_CLIENT_TABLE_SIZE = 10_000;
 
-/** Node `headersTimeout`: a client has this long to send its request headers, in ms. */
-export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** Node `headersTimeout`: a client has this long to send its request headers, in ms (`@mcppipe/http`'s, D2). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = HTTP_TIMEOUTS.headersTimeoutMs;
 
-/** Node `requestTimeout`: a client has this long to send its whole request (headers and body), in ms. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * Node `requestTimeout`: a client has this long to send its whole request (headers and body), in ms; the one
+ * policy of both apps (`@mcppipe/http`'s `HTTP_TIMEOUTS`, D2).
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = HTTP_TIMEOUTS.requestTimeoutMs;
 
 /**
  * Socket inactivity timeout, in ms: longer than the hub's 5-minute call timeout, so a quiet tool call that

@@ -1,5 +1,5 @@
 // The 2025-session fast path (directPost.ts) must answer exactly as the SDK transport does. A one-element batch
-// always takes the SDK's path, so each check runs the same call both ways and compares what a client sees.
+// (accepted on a 2025-03-26 session only, the revision that has batches) always takes the SDK's path, so each check runs the same call both ways and compares what a client sees.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/server';
@@ -74,7 +74,7 @@ afterEach(async () => {
   errors.length = 0;
 });
 
-async function start(options: McpHttpHostOptions = {}) {
+async function start(options: McpHttpHostOptions = {}, protocolVersion = '2025-11-25') {
   const host = createMcpHttpHost(() => testServer(), options);
   const http = createServer((req, res) => void host.handle(req, res));
   await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
@@ -93,7 +93,7 @@ async function start(options: McpHttpHostOptions = {}) {
       id: 0,
       method: 'initialize',
       params: {
-        protocolVersion: '2025-11-25',
+        protocolVersion,
         capabilities: { elicitation: {} },
         clientInfo: { name: 't', version: '1' },
       },
@@ -101,7 +101,7 @@ async function start(options: McpHttpHostOptions = {}) {
   });
   await init.text();
   const sid = init.headers.get('mcp-session-id')!;
-  const headers = { ...base, 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+  const headers = { ...base, 'mcp-session-id': sid, 'mcp-protocol-version': protocolVersion };
   await (
     await fetch(url, {
       method: 'POST',
@@ -146,7 +146,7 @@ const call = (
 
 describe('the 2025-session fast path answers as the SDK transport does', () => {
   it('same status, headers and SSE events for a plain call, a progress stream and a failing tool', async () => {
-    const { url, headers } = await start();
+    const { url, headers } = await start({}, '2025-03-26');
     for (const [name, args, meta] of [
       ['echo', { text: 'x' }, undefined],
       ['progress', {}, { progressToken: 'p1' }],
@@ -165,7 +165,7 @@ describe('the 2025-session fast path answers as the SDK transport does', () => {
   });
 
   it('writes a result that carries its own JSON text (SERIALIZED_RESULT) as those bytes, spliced into the event', async () => {
-    const { url, headers } = await start();
+    const { url, headers } = await start({}, '2025-03-26');
     const list = { jsonrpc: '2.0', id: 'l-1', method: 'tools/list', params: {} };
     const fastRes = await fetch(url, { method: 'POST', headers, body: JSON.stringify(list) });
     const length = Number(fastRes.headers.get('content-length'));

@@ -82,6 +82,13 @@ const HEADERS_AFTER_MS = 50;
 /** One request served by the fast path: its response stream until the response is written. */
 class Exchange {
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /**
+   * The id the client sent, when the request was dispatched under another one (its id was already in flight on
+   * the session): the response gets it back. Undefined in the common case (no collision, nothing remapped).
+   */
+  clientId: RequestId | undefined;
+  /** The id the request was dispatched under, when it is not the client's (see {@link clientId}). */
+  wireId: string | undefined;
 
   constructor(
     private readonly res: ServerResponse,
@@ -122,6 +129,7 @@ class Exchange {
   finish(message: JSONRPCMessage): void {
     this.stop();
     if (this.res.destroyed || this.res.writableEnded) return;
+    if (this.clientId !== undefined) message = { ...message, id: this.clientId } as JSONRPCMessage;
     if (this.res.headersSent) {
       endWith(this.res, sseEventChunks(message));
       return;
@@ -163,7 +171,14 @@ class Exchange {
  * `onerror` when the client went away.
  */
 export class DirectPosts {
+  /** The fast path's requests in flight, by the id they were dispatched under (the wire id). */
   readonly #open = new Map<RequestId, Exchange>();
+  /**
+   * Client ids in flight more than once (issue 13.1): client id → the exchanges sent under it, oldest first.
+   * Empty unless ids collided, so the common case costs one `size` check.
+   */
+  readonly #shared = new Map<RequestId, Exchange[]>();
+  #remapSeq = 0;
   #versions: readonly string[] = SUPPORTED_PROTOCOL_VERSIONS;
   #scopeChallenges = false;
   readonly #headers: Record<string, string> = {};
@@ -198,6 +213,7 @@ export class DirectPosts {
         return Promise.resolve();
       }
       this.#open.delete(id as RequestId);
+      if (this.#shared.size > 0) this.#forget(exchange, id as RequestId);
       if (exchange.gone) {
         exchange.stop();
         this.transport.onerror?.(
@@ -238,8 +254,25 @@ export class DirectPosts {
     } catch {
       return false; // the SDK answers 400 itself
     }
-    if (!('method' in message) || !('id' in message) || this.#open.has(message.id)) return false;
+    if (!('method' in message) || !('id' in message)) return false;
     const exchange = new Exchange(res, this.#headersFor(sessionId), this.keepAliveMs);
+    const clientId = message.id;
+    const first = this.#open.get(clientId);
+    if (first !== undefined) {
+      // the id is in flight already (clients that send `id: 1` on every request): dispatch under a fresh id
+      let wireId: string;
+      do wireId = `mcppipe-remap-${++this.#remapSeq}`;
+      while (this.#open.has(wireId));
+      exchange.clientId = clientId;
+      exchange.wireId = wireId;
+      message = { ...message, id: wireId };
+      const list = this.#shared.get(clientId);
+      if (list === undefined) this.#shared.set(clientId, [first, exchange]);
+      else list.push(exchange);
+    } else if (this.#shared.size > 0) {
+      // the client's own id is free again but others under it are still in flight: this one is the most recent
+      this.#shared.get(clientId)?.push(exchange);
+    }
     this.#open.set(message.id, exchange);
     onmessage(message, {
       authInfo: req.auth,
@@ -256,10 +289,42 @@ export class DirectPosts {
     return true;
   }
 
+  /**
+   * Rewrites a client's `notifications/cancelled` whose `requestId` names a client id in flight more than once on
+   * this session to the wire id of the most recent of those requests (the one a client reusing ids is most likely
+   * to mean; packages/http/README.md documents the choice). Anything else comes back unchanged, the same object.
+   *
+   * @param body - a parsed POST body of this session
+   * @returns the body to hand to the SDK transport
+   */
+  remapCancel(body: unknown): unknown {
+    if (this.#shared.size === 0 || typeof body !== 'object' || body === null) return body;
+    const msg = body as { method?: unknown; params?: { requestId?: RequestId } };
+    if (msg.method !== 'notifications/cancelled') return body;
+    const requestId = msg.params?.requestId;
+    const list = requestId === undefined ? undefined : this.#shared.get(requestId);
+    const latest = list?.[list.length - 1];
+    if (latest === undefined) return body;
+    if (latest.wireId === undefined) return body;
+    return { ...msg, params: { ...msg.params, requestId: latest.wireId } };
+  }
+
+  /** Drops an answered exchange from {@link #shared}. */
+  #forget(exchange: Exchange, wireId: RequestId): void {
+    const clientId = exchange.clientId ?? wireId;
+    const list = this.#shared.get(clientId);
+    if (list === undefined) return;
+    const at = list.indexOf(exchange);
+    if (at >= 0) list.splice(at, 1);
+    // kept while a remapped request is left: a cancel naming the client id must still find it
+    if (!list.some((e) => e.wireId !== undefined)) this.#shared.delete(clientId);
+  }
+
   /** Ends every open stream (the transport closed). */
   closeAll(): void {
     for (const exchange of this.#open.values()) exchange.abort();
     this.#open.clear();
+    this.#shared.clear();
   }
 
   #headersFor(sessionId: string): Record<string, string> {

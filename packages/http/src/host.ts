@@ -6,6 +6,8 @@ import type { InboundClassificationOutcome, McpServer, Server } from '@modelcont
 import type { BodyError } from './body.js';
 import { isInitializeBody, readJsonBody, sendJsonRpcError } from './body.js';
 import { DirectPosts } from './directPost.js';
+import { drainRefusedBody } from './limits.js';
+import { withAgentSafeErrors } from './safeErrors.js';
 import type { ClassifiedPost, ModernDirectOptions } from './modernDirect.js';
 import { ModernDirect } from './modernDirect.js';
 import { createNodeHandler } from './nodeHandler.js';
@@ -19,6 +21,19 @@ interface Session {
   server: McpServer | Server;
   /** The session's fast path for single-request POSTs (see {@link DirectPosts}). */
   direct: DirectPosts;
+  /** The client asked for 2025-03-26, the one revision with JSON-RPC batches: its batches are served. */
+  batches: boolean;
+}
+
+/** The one revision that defines JSON-RPC batches (2025-06-18 removed them; SECURITY-REFERENCE C2). */
+const BATCH_REVISION = '2025-03-26';
+
+/** The answer to a batch where batches are not served (C2). */
+function refuseBatch(res: ServerResponse): void {
+  sendJsonRpcError(res, 400, {
+    code: -32600,
+    message: `Invalid Request: JSON-RPC batches are not supported (protocol revisions after ${BATCH_REVISION} removed them): send one message per POST`,
+  });
 }
 
 /** A header as the web `Headers.get` would return it (repeated values joined), undefined when absent. */
@@ -64,7 +79,7 @@ function listenedResources(body: unknown): string[] | undefined {
  *
  * Unknown or evicted session ids answer 404 (clients re-initialize); DELETE ends a session.
  *
- * @param factory - builds one MCP server per 2025 session or per 2026 request (`ctx.era` tells which)
+ * @param serverFactory - builds one MCP server per 2025 session or per 2026 request (`ctx.era` tells which)
  * @param options - see {@link McpHttpHostOptions} and {@link ModernDirectOptions} (the 2026-07-28 direct path,
  *   on by default for servers that allow it)
  * @returns the host; call `handle(req, res, parsedBody)` from any Node HTTP framework
@@ -76,9 +91,11 @@ function listenedResources(body: unknown): string[] | undefined {
  * ```
  */
 export function createMcpHttpHost(
-  factory: McpServerFactory,
+  serverFactory: McpServerFactory,
   options: McpHttpHostOptions & ModernDirectOptions = {},
 ): McpHttpHost {
+  // no internal text (raw zod issues, stack overflows) in an error an agent sees (C4)
+  const factory = withAgentSafeErrors(serverFactory);
   const {
     stateless = false,
     maxSessions = 1000,
@@ -122,7 +139,8 @@ export function createMcpHttpHost(
     });
     const direct = new DirectPosts(transport, keepAliveMs);
     const server = await factory({ era: 'legacy', ...(req.auth ? { authInfo: req.auth } : {}) });
-    const session: Session = { transport, server, direct };
+    const requested = (body as { params?: { protocolVersion?: unknown } }).params?.protocolVersion;
+    const session: Session = { transport, server, direct, batches: requested === BATCH_REVISION };
     await server.connect(transport);
     const onclose = transport.onclose;
     transport.onclose = () => {
@@ -140,19 +158,31 @@ export function createMcpHttpHost(
       if (body === undefined && req.method === 'POST') body = await readJsonBody(req, maxRequestBodySize);
     } catch (err) {
       const e = err as BodyError;
+      // the client may still be uploading: read the rest (bounded) so it sees the 413, not a reset
+      if (e.status === 413) drainRefusedBody(req);
       sendJsonRpcError(res, e.status ?? 400, { code: e.rpcCode ?? -32700, message: e.message });
       return;
     }
+    const sid = req.headers['mcp-session-id'];
+    if (Array.isArray(body) && (stateless || typeof sid !== 'string')) return refuseBatch(res);
     if (stateless) return serveModern(req, res, { body });
 
-    const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const session = table.touch(sid, Date.now());
       if (!session) {
         sendJsonRpcError(res, 404, { code: -32001, message: 'Session not found: initialize a new session' });
         return;
       }
-      if (req.method === 'POST' && session.direct.tryHandle(req, res, body)) return;
+      if (Array.isArray(body)) {
+        // batches only where the session negotiated 2025-03-26 and the request does not claim a later revision
+        const version = headerOf(req, 'mcp-protocol-version');
+        if (!session.batches || (version !== undefined && version !== BATCH_REVISION))
+          return refuseBatch(res);
+      }
+      if (req.method === 'POST') {
+        if (session.direct.tryHandle(req, res, body)) return;
+        body = session.direct.remapCancel(body);
+      }
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method === 'POST' && isInitializeBody(body)) return openSession(req, res, body);

@@ -18,3 +18,13 @@ export type {
 export { SessionTable } from './sessionTable.js';
 export type { SessionEntry } from './sessionTable.js';
 export { isInitializeBody, readJsonBody, sendJsonRpcError, BodyError } from './body.js';
+export {
+  MAX_JSON_DEPTH,
+  exceedsDepth,
+  depthMessage,
+  HTTP_TIMEOUTS,
+  serverTimeoutOptions,
+  OVERSIZE_DRAIN,
+  drainRefusedBody,
+} from './limits.js';
+export type { HttpTimeouts } from './limits.js';

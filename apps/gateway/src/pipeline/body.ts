@@ -1,12 +1,14 @@
 /**
  * Stage 5 (DESIGN.md G5): body parsing, only for verified requests and capped at `MCP_BODY_LIMIT`.
  * The MCP endpoints accept `application/json` only (anything else is 415), refuse compressed bodies
- * (never inflated), reject nesting deeper than the limit before `JSON.parse` runs (a deeply nested body
- * costs a linear byte scan, not a parse; SECURITY-REFERENCE C4), require valid UTF-8, and parse with
+ * (never inflated), reject nesting deeper than the limit before `JSON.parse` runs (`@mcppipe/http`'s
+ * `exceedsDepth`, the pre-scan `mcppipe up` runs too: a deeply nested body costs a linear byte scan, not a parse;
+ * SECURITY-REFERENCE C4), require valid UTF-8, and parse with
  * Fastify's secure parser (`__proto__` / `constructor.prototype` → 400).
  *
  * @module
  */
+import { depthMessage, exceedsDepth } from '@mcppipe/http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PipelineObserver } from '../types.js';
 import type { AuthedRaw } from './auth.js';
@@ -27,30 +29,6 @@ export interface PipelineError extends Error {
  */
 export function pipelineError(statusCode: number, rpcCode: number, message: string): PipelineError {
   return Object.assign(new Error(message), { statusCode, rpcCode });
-}
-
-/**
- * The JSON nesting depth of a document, scanned without parsing (strings and escapes respected).
- * Stops as soon as `limit` is exceeded.
- *
- * @param bytes - the UTF-8 body
- * @param limit - the deepest nesting allowed
- * @returns true when the body nests deeper than `limit`
- */
-export function exceedsDepth(bytes: Uint8Array, limit: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i];
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > limit) return true;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return false;
 }
 
 /** Options of {@link registerBodyParser}. */
@@ -90,10 +68,7 @@ export function registerBodyParser(instance: FastifyInstance, options: BodyParse
     const bytes = body as Buffer;
     if (exceedsDepth(bytes, maxDepth)) {
       observer?.('body', 'reject');
-      done(
-        pipelineError(400, RPC.parseError, `Parse error: JSON nests deeper than ${maxDepth} levels`),
-        undefined,
-      );
+      done(pipelineError(400, RPC.parseError, depthMessage(maxDepth)), undefined);
       return;
     }
     let text: string;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClientGate } from './clientGate.js';
-import { exceedsDepth } from './body.js';
+import { exceedsDepth } from '@mcppipe/http';
 
 describe('ClientGate', () => {
   const make = (over: Partial<ConstructorParameters<typeof ClientGate>[0]> = {}) => {

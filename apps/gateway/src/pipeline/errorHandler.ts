@@ -5,9 +5,10 @@
  *
  * @module
  */
+import { drainRefusedBody } from '@mcppipe/http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger, PipelineObserver } from '../types.js';
-import { RPC, refuse } from './rpcError.js';
+import { RPC, refuse, rpcErrorBody } from './rpcError.js';
 
 /**
  * Builds the handler.
@@ -24,11 +25,13 @@ export function createMcpErrorHandler(bodyLimit: number, logger: Logger, observe
     switch (err.code) {
       case 'FST_ERR_CTP_BODY_TOO_LARGE':
         observer?.('body', 'reject');
-        reply.header('connection', 'close');
-        return refuse(reply, 413, {
-          code: RPC.invalidRequest,
-          message: `Request body exceeds ${bodyLimit} bytes`,
-        });
+        // the client may still be uploading: read the rest (bounded) so it sees the 413, not a reset (13.11)
+        drainRefusedBody(req.raw);
+        reply.removeHeader('connection'); // Fastify's close would drop the socket with the body unread
+        return reply
+          .code(413)
+          .type('application/json')
+          .send(rpcErrorBody(RPC.invalidRequest, `Request body exceeds ${bodyLimit} bytes`));
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         observer?.('body', 'reject');
         return refuse(reply, 415, {

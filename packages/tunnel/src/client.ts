@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import { McpPipeError } from '@mcppipe/errors';
 import { systemClock } from '@mcppipe/upstream-state';
 import type { Scheduler, TimerHandle } from '@mcppipe/upstream-state';
-import { WebSocket, createWebSocketStream } from 'ws';
+import { WebSocket } from 'ws';
+import { wsDuplex } from './wsDuplex.js';
 import type { TunnelBackoff } from './backoff.js';
 import { backoffPolicy, reconnectDelay } from './backoff.js';
 import {
@@ -14,6 +15,8 @@ import {
   DEFAULT_PING_INTERVAL_MS,
   METADATA_HEADER,
   PUBLIC_URL_HEADER,
+  SESSION_WINDOW_BYTES,
+  STREAM_WINDOW_BYTES,
   SUBDOMAIN_HEADER,
   ZERO_KNOWLEDGE_HEADER,
 } from './defaults.js';
@@ -144,11 +147,12 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
   if (options.zeroKnowledge === true) headers[ZERO_KNOWLEDGE_HEADER] = '1';
   if (options.metadata !== undefined) headers[METADATA_HEADER] = JSON.stringify(options.metadata);
 
-  const server = http2.createServer();
+  const server = http2.createServer({ settings: { initialWindowSize: STREAM_WINDOW_BYTES } });
   server.on('request', options.handler);
   let sessions = new Set<ServerHttp2Session>();
   server.on('session', (s) => {
     sessions.add(s);
+    s.once('connect', () => s.setLocalWindowSize(SESSION_WINDOW_BYTES));
     s.on('close', () => sessions.delete(s));
   });
 
@@ -219,8 +223,7 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
     socket.on('open', () => {
       settled = true;
       retry = 0;
-      const duplex = createWebSocketStream(socket);
-      duplex.on('error', () => {});
+      const duplex = wsDuplex(socket);
       server.emit('connection', duplex);
       const session = [...sessions].at(-1);
       if (session !== undefined) {

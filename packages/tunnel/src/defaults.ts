@@ -34,3 +34,8 @@ export const CLOSE_KEY_REVOKED = 4001;
 export const CLOSE_RELAY_CLOSED = 4002;
 /** WebSocket close code: the peer was silent for too long. */
 export const CLOSE_DEAD = 4003;
+
+/** h2 per-stream flow-control window both halves advertise, in bytes (Node's default of 64 KB stalls big bodies). */
+export const STREAM_WINDOW_BYTES = 1024 * 1024;
+/** h2 connection-level flow-control window both halves open up to, in bytes. */
+export const SESSION_WINDOW_BYTES = 16 * 1024 * 1024;

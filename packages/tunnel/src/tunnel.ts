@@ -7,13 +7,14 @@ import type {
   OutgoingHttpHeaders,
 } from 'node:http2';
 import type { Readable } from 'node:stream';
-import { createWebSocketStream } from 'ws';
+
 import type { WebSocket } from 'ws';
-import { CLOSE_DEAD } from './defaults.js';
+import { CLOSE_DEAD, SESSION_WINDOW_BYTES, STREAM_WINDOW_BYTES } from './defaults.js';
 import { tunnelOffline } from './errors.js';
 import type { HeaderOverrides } from './headers.js';
 import { endToEndHeaders } from './headers.js';
 import { startHeartbeat } from './heartbeat.js';
+import { wsDuplex } from './wsDuplex.js';
 
 /** What the relay knows about one live tunnel (the shape `TunnelRegistry.list` returns). */
 export interface TunnelInfo {
@@ -90,9 +91,12 @@ export class Tunnel implements TunnelInfo {
     this.zeroKnowledge = init.zeroKnowledge;
     this.metadata = init.metadata;
     this.#ws = init.ws;
-    const duplex = createWebSocketStream(init.ws);
-    duplex.on('error', () => {});
-    this.#session = http2.connect(`http://${init.subdomain}.tunnel`, { createConnection: () => duplex });
+    const duplex = wsDuplex(init.ws);
+    this.#session = http2.connect(`http://${init.subdomain}.tunnel`, {
+      createConnection: () => duplex,
+      settings: { initialWindowSize: STREAM_WINDOW_BYTES },
+    });
+    this.#session.once('connect', (s: ClientHttp2Session) => s.setLocalWindowSize(SESSION_WINDOW_BYTES));
     this.#session.on('error', () => {});
     const finish = (reason: string): void => {
       if (this.#closeReason !== undefined) return;

@@ -5,8 +5,12 @@ import { endToEndHeaders } from './headers.js';
 import { tunnelOffline } from './errors.js';
 import type { Tunnel } from './tunnel.js';
 
-/** Options of `TunnelRegistry.forward`. */
-export interface ForwardOptions {
+/** One public exchange for `TunnelRegistry.forward`. */
+export interface ForwardExchange {
+  /** The public request. */
+  req: IncomingMessage;
+  /** The public response (nothing written yet). */
+  res: ServerResponse;
   /**
    * Header overrides applied after the hop-by-hop filter: a value sets, `null` deletes. The relay strips the
    * agent's credentials and sets `X-Forwarded-Host/Proto/For` here (T4, T5).
@@ -16,14 +20,10 @@ export interface ForwardOptions {
 
 const NO_BODY = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
 
-/** @internal The body of `TunnelRegistry.forward`. */
-export function forwardRequest(
-  tunnel: Tunnel | undefined,
-  req: IncomingMessage,
-  res: ServerResponse,
-  options: ForwardOptions,
-): Promise<void> {
-  if (tunnel === undefined || !tunnel.live) return Promise.reject(tunnelOffline(tunnel?.subdomain));
+/** @internal The body of `TunnelRegistry.forward`: every failure is a rejection, never a synchronous throw. */
+export async function forwardRequest(tunnel: Tunnel | undefined, exchange: ForwardExchange): Promise<void> {
+  const { req, res } = exchange;
+  if (tunnel === undefined || !tunnel.live) throw tunnelOffline(tunnel?.subdomain);
   const method = req.method ?? 'GET';
   const hasBody =
     !NO_BODY.has(method) ||
@@ -31,7 +31,7 @@ export function forwardRequest(
     req.headers['transfer-encoding'] !== undefined;
   const stream = tunnel.openStream(
     {
-      ...endToEndHeaders(req.headers, options.headers),
+      ...endToEndHeaders(req.headers, exchange.headers),
       ':method': method,
       ':path': req.url ?? '/',
       ':authority': req.headers.host ?? tunnel.subdomain,

@@ -7,11 +7,15 @@ import { MAX_METADATA_BYTES } from './defaults.js';
  *
  * @param socket - the upgrade's socket (destroyed after the answer)
  * @param status - HTTP status: 400, 401, 409 (permanent for the client) or 503 (transient)
- * @param code - the error code
+ * @param error - the body's `code` and `message`
  * @returns undefined, for `return refuseUpgrade(…)`
  */
-export function refuseUpgrade(socket: Duplex, status: number, code: string, message: string): undefined {
-  const body = JSON.stringify({ error: { code, message } });
+export function refuseUpgrade(
+  socket: Duplex,
+  status: number,
+  error: { code: string; message: string },
+): undefined {
+  const body = JSON.stringify({ error });
   if (!socket.destroyed && socket.writable) {
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +

@@ -13,7 +13,7 @@ export { TunnelRegistry } from './registry.js';
 export type { TunnelEvent, TunnelIdentity, TunnelRegistryOptions } from './registry.js';
 export { Tunnel } from './tunnel.js';
 export type { TunnelInfo, TunnelRequest, TunnelResponse } from './tunnel.js';
-export type { ForwardOptions } from './forward.js';
+export type { ForwardExchange } from './forward.js';
 export { endToEndHeaders } from './headers.js';
 export type { HeaderOverrides } from './headers.js';
 export { writeTunnelOffline } from './offline.js';

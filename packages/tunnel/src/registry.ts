@@ -1,7 +1,8 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { isValidUpstreamName } from '@mcppipe/namespace';
 import { WebSocketServer } from 'ws';
+import type { WebSocket } from 'ws';
 import {
   CLOSE_KEY_REVOKED,
   CLOSE_RELAY_CLOSED,
@@ -14,7 +15,7 @@ import {
   ZERO_KNOWLEDGE_HEADER,
 } from './defaults.js';
 import { validateHeartbeat } from './heartbeat.js';
-import type { ForwardOptions } from './forward.js';
+import type { ForwardExchange } from './forward.js';
 import { forwardRequest } from './forward.js';
 import { readMetadata, refuseUpgrade } from './handshake.js';
 import type { TunnelInfo } from './tunnel.js';
@@ -115,57 +116,57 @@ export class TunnelRegistry implements AsyncDisposable {
    */
   async handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<Tunnel | undefined> {
     socket.on('error', () => {});
-    if (this.#closed) return refuseUpgrade(socket, 503, 'MCPP_TUNNEL_OFFLINE', 'the relay is shutting down');
+    if (this.#closed)
+      return refuseUpgrade(socket, 503, {
+        code: 'MCPP_TUNNEL_OFFLINE',
+        message: 'the relay is shutting down',
+      });
     const auth = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
     let identity: TunnelIdentity | undefined;
     try {
       identity = auth === undefined ? undefined : await this.#options.authenticate(auth);
     } catch (err) {
       this.#logger.error({ err }, 'tunnel key lookup failed');
-      return refuseUpgrade(socket, 503, 'MCPP_TUNNEL_OFFLINE', 'the relay could not check the key; retry');
+      return refuseUpgrade(socket, 503, {
+        code: 'MCPP_TUNNEL_OFFLINE',
+        message: 'the relay could not check the key; retry',
+      });
     }
     if (identity === undefined) {
-      return refuseUpgrade(
-        socket,
-        401,
-        'MCPP_TUNNEL_BAD_KEY',
-        'the API key is unknown or revoked: create one with `mcppipe-gateway keys create`',
-      );
+      return refuseUpgrade(socket, 401, {
+        code: 'MCPP_TUNNEL_BAD_KEY',
+        message: 'the API key is unknown or revoked: create one with `mcppipe-gateway keys create`',
+      });
     }
     const subdomain = String(req.headers[SUBDOMAIN_HEADER] ?? '');
     if (!isValidUpstreamName(subdomain)) {
-      return refuseUpgrade(
-        socket,
-        400,
-        'MCPP_TUNNEL_INVALID_SUBDOMAIN',
-        `subdomain ${JSON.stringify(subdomain)} is invalid: it must match ^[a-z][a-z0-9_-]{0,31}$, must not contain "__" and must not end with "_"`,
-      );
+      return refuseUpgrade(socket, 400, {
+        code: 'MCPP_TUNNEL_INVALID_SUBDOMAIN',
+        message: `subdomain ${JSON.stringify(subdomain)} is invalid: it must match ^[a-z][a-z0-9_-]{0,31}$, must not contain "__" and must not end with "_"`,
+      });
     }
     const metadata = readMetadata(req.headers[METADATA_HEADER]);
     if (metadata === undefined) {
-      return refuseUpgrade(
-        socket,
-        400,
-        'MCPP_TUNNEL_REFUSED',
-        `${METADATA_HEADER} must be a JSON object of strings, at most 4 KB`,
-      );
+      return refuseUpgrade(socket, 400, {
+        code: 'MCPP_TUNNEL_REFUSED',
+        message: `${METADATA_HEADER} must be a JSON object of strings, at most 4 KB`,
+      });
     }
     const held = this.#bySubdomain.get(subdomain);
     if (held?.live && held.account !== identity.account) {
-      return refuseUpgrade(
-        socket,
-        409,
-        'MCPP_TUNNEL_SUBDOMAIN_TAKEN',
-        `subdomain "${subdomain}" is held by another account's live tunnel: pick another --subdomain`,
-      );
+      return refuseUpgrade(socket, 409, {
+        code: 'MCPP_TUNNEL_SUBDOMAIN_TAKEN',
+        message: `subdomain "${subdomain}" is held by another account's live tunnel: pick another --subdomain`,
+      });
     }
     if (this.#closed || socket.destroyed)
-      return refuseUpgrade(socket, 503, 'MCPP_TUNNEL_OFFLINE', 'the relay is shutting down');
+      return refuseUpgrade(socket, 503, {
+        code: 'MCPP_TUNNEL_OFFLINE',
+        message: 'the relay is shutting down',
+      });
     const publicUrl = this.#options.publicUrl(subdomain, identity.account);
     this.#pendingUrl.set(req, publicUrl);
-    const ws = await new Promise<import('ws').WebSocket>((resolve) =>
-      this.#wss.handleUpgrade(req, socket, head, resolve),
-    );
+    const ws = await new Promise<WebSocket>((resolve) => this.#wss.handleUpgrade(req, socket, head, resolve));
     const previous = this.#bySubdomain.get(subdomain);
     const tunnel = new Tunnel({
       ws,
@@ -223,23 +224,24 @@ export class TunnelRegistry implements AsyncDisposable {
 
   /**
    * Forwards a public request to a tunnel as one h2 stream and pipes the answer back (status, end-to-end
-   * headers, streamed body; SSE arrives event by event). A public client that goes away cancels the stream.
+   * headers, streamed body; SSE arrives event by event). A public client that goes away cancels the stream
+   * (RST_STREAM CANCEL), so the CLI cancels the upstream call. A tunnel that drops mid-call fails the call
+   * (502 before the headers, a cut connection after); it is never replayed (T6).
    *
    * @param tunnel - from {@link lookup}; undefined means offline
-   * @param req - the public request
-   * @param res - the public response
-   * @param options - header overrides (`null` deletes: strip credentials, set `X-Forwarded-*`)
+   * @param exchange - the public request and response, and header overrides (`null` deletes: strip the agent's
+   *   credentials, set `X-Forwarded-*`)
    * @returns when the response is finished or the exchange was cancelled
-   * @throws McpPipeError `MCPP_TUNNEL_OFFLINE` (before anything is written) when the tunnel is not live;
-   *   answer it with `writeTunnelOffline`
+   * @throws McpPipeError `MCPP_TUNNEL_OFFLINE` (a rejection, before anything is written) when the tunnel is not
+   *   live; answer it with `writeTunnelOffline`
+   * @example
+   * ```ts
+   * await registry.forward(registry.lookup(subdomain, account), { req, res, headers: { authorization: null } })
+   *   .catch((err) => { if (isMcpPipeError(err, 'MCPP_TUNNEL_OFFLINE')) writeTunnelOffline(res); else throw err; });
+   * ```
    */
-  forward(
-    tunnel: Tunnel | undefined,
-    req: IncomingMessage,
-    res: ServerResponse,
-    options: ForwardOptions = {},
-  ): Promise<void> {
-    return forwardRequest(tunnel, req, res, options);
+  forward(tunnel: Tunnel | undefined, exchange: ForwardExchange): Promise<void> {
+    return forwardRequest(tunnel, exchange);
   }
 
   /**

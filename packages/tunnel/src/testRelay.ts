@@ -46,7 +46,9 @@ export async function startTestRelay(
   const server = http.createServer((req, res) => {
     const [subdomain = '', account = ''] = String(req.headers['x-test-tunnel'] ?? '').split('--');
     registry
-      .forward(registry.lookup(subdomain, account), req, res, {
+      .forward(registry.lookup(subdomain, account), {
+        req,
+        res,
         headers: { 'x-test-tunnel': null, 'x-forwarded-proto': 'https' },
       })
       .catch((err: unknown) => {

@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import type { TunnelClient, TunnelStatus } from './client.js';
 import { connectTunnel } from './client.js';
 import type { TestRelay } from './testRelay.js';

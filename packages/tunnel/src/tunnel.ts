@@ -142,7 +142,11 @@ export class Tunnel implements TunnelInfo {
     try {
       return this.#session.request(headers, { endStream });
     } catch (err) {
-      throw Object.assign(tunnelOffline(this.subdomain), { cause: err });
+      // a session that closed under us is an offline tunnel; anything else (a bad header) is the caller's bug
+      if (this.#session.closed || this.#session.destroyed) {
+        throw Object.assign(tunnelOffline(this.subdomain), { cause: err });
+      }
+      throw err;
     }
   }
 

@@ -202,6 +202,7 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
     ws = socket;
     let settled = false;
     let stopHeartbeat = (): void => {};
+    let deadReason: string | undefined;
     socket.on('upgrade', (res) => {
       const header = res.headers[PUBLIC_URL_HEADER];
       if (typeof header === 'string') publicUrl = header;
@@ -230,7 +231,10 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
         stopHeartbeat = startHeartbeat(socket, session, {
           pingIntervalMs,
           deadAfterMs,
-          onDead: () => socket.terminate(),
+          onDead: () => {
+            deadReason = `the relay was silent for ${deadAfterMs} ms`;
+            socket.terminate();
+          },
         });
       }
       logger.info({ publicUrl }, 'tunnel connected');
@@ -239,7 +243,7 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
     socket.on('close', (code, why) => {
       stopHeartbeat();
       if (!settled) return;
-      const reason = why.toString() || `connection closed (${code})`;
+      const reason = deadReason ?? (why.toString() || `connection closed (${code})`);
       if (code === CLOSE_REPLACED) refuse('MCPP_TUNNEL_REFUSED', reason);
       else if (socket === ws && status.status === 'connected') scheduleReconnect(reason);
     });

@@ -1,10 +1,12 @@
 import { isMcpPipeError } from '@mcppipe/errors';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { WebSocket, WebSocketServer } from 'ws';
 import type { TunnelClient, TunnelStatus } from './client.js';
 import { connectTunnel } from './client.js';
 import type { TestRelay } from './testRelay.js';
-import { startTestRelay } from './testRelay.js';
+import { startTestRelay, testKeys } from './testRelay.js';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -70,7 +72,15 @@ describe('connect, refusals and takeover', () => {
   });
 
   it('a subdomain held by another account is refused with 409, naming it; no retry', async () => {
-    const r = await relay();
+    // a key store that answers both lookups at the same moment, so the two upgrades truly race
+    const waiting: (() => void)[] = [];
+    const r = await relay({
+      authenticate: (key) =>
+        new Promise((resolve) => {
+          waiting.push(() => resolve(testKeys[key]));
+          if (waiting.length === 2) for (const go of waiting) go();
+        }),
+    });
     const bob = client(r, { apiKey: 'key-bob', name: 'bob' });
     await bob.tunnel.connected();
     const alice = client(r, { apiKey: 'key-alice' });
@@ -81,6 +91,30 @@ describe('connect, refusals and takeover', () => {
     await settle(400);
     expect(r.upgrades).toBe(2);
     expect((await get(r, 'laptop', 'bob')).text).toBe('bob');
+  });
+
+  it('two accounts racing for one subdomain: exactly one gets it, the other is refused with 409', async () => {
+    // a key store that answers both lookups at the same moment, so the two upgrades truly race
+    const waiting: (() => void)[] = [];
+    const r = await relay({
+      authenticate: (key) =>
+        new Promise((resolve) => {
+          waiting.push(() => resolve(testKeys[key]));
+          if (waiting.length === 2) for (const go of waiting) go();
+        }),
+    });
+    const bob = client(r, { apiKey: 'key-bob', name: 'bob' });
+    const alice = client(r, { apiKey: 'key-alice', name: 'alice' });
+    const outcomes = await Promise.all(
+      [bob, alice].map(({ tunnel }) =>
+        tunnel.connected().then(
+          () => 'connected',
+          (err: { code: string }) => err.code,
+        ),
+      ),
+    );
+    expect(outcomes.sort()).toEqual(['MCPP_TUNNEL_SUBDOMAIN_TAKEN', 'connected']);
+    expect(r.registry.list()).toHaveLength(1);
   });
 
   it('an invalid subdomain is refused with 400', async () => {
@@ -158,6 +192,71 @@ describe('drops, offline, dead peers and closing', () => {
       .poll(() => r.events.find((e) => e.type === 'tunnel.disconnected'), { timeout: 5_000 })
       .toMatchObject({ subdomain: 'frozen', account: 'alice', reason: 'dead: silent for 400 ms' });
     expect(r.registry.lookup('frozen', 'alice')).toBeUndefined();
+  });
+
+  it('a relay that goes silent is declared dead by the client, which reconnects', async () => {
+    // a relay that completes the upgrade and then never sends a byte
+    const server = http.createServer();
+    const wss = new WebSocketServer({ server });
+    const sockets: WebSocket[] = [];
+    wss.on('connection', (ws) => sockets.push(ws));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const ws of sockets) ws.terminate();
+      await new Promise((resolve) => wss.close(resolve));
+      await new Promise((resolve) => server.close(resolve));
+    });
+    const statuses: TunnelStatus[] = [];
+    const tunnel = connectTunnel({
+      relayUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/tunnel/connect`,
+      apiKey: 'key-alice',
+      subdomain: 'laptop',
+      handler: () => {},
+      pingIntervalMs: 50,
+      deadAfterMs: 400,
+      backoff: { initialMs: 50, maxMs: 100 },
+      onStatus: (s) => statuses.push(s),
+    });
+    cleanups.push(() => tunnel.close());
+    await expect
+      .poll(() => statuses.find((s) => s.status === 'reconnecting'), { timeout: 5_000 })
+      .toMatchObject({ reason: 'the relay was silent for 400 ms' });
+    expect(statuses[1]).toEqual({ status: 'connected', publicUrl: '' });
+    await expect.poll(() => sockets.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+  });
+
+  it('the relay sends its own request to the CLI over the tunnel (tunnel.request)', async () => {
+    const r = await relay();
+    const tunnel = connectTunnel({
+      relayUrl: r.connectUrl,
+      apiKey: 'key-alice',
+      subdomain: 'laptop',
+      handler: (req, res) => {
+        let body = '';
+        req.setEncoding('utf8');
+        req.on('data', (c: string) => (body += c));
+        req.on('end', () => {
+          res.writeHead(201, { 'content-type': 'text/plain' });
+          res.end(`${req.method} ${req.url} ${req.headers['x-relay'] as string} ${body}`);
+        });
+      },
+    });
+    cleanups.push(() => tunnel.close());
+    await tunnel.connected();
+    const live = r.registry.lookup('laptop', 'alice')!;
+    const { status, headers, stream } = await live.request({
+      method: 'POST',
+      path: '/events?since=3',
+      headers: { 'x-relay': 'yes', connection: 'keep-alive' },
+      body: 'hello',
+    });
+    let text = '';
+    for await (const chunk of stream) text += String(chunk);
+    expect({ status, type: headers['content-type'], text }).toEqual({
+      status: 201,
+      type: 'text/plain',
+      text: 'POST /events?since=3 yes hello',
+    });
   });
 
   it('closeByKey closes the tunnels of a revoked key', async () => {

@@ -22,7 +22,7 @@ export type HeaderOverrides = Readonly<Record<string, string | readonly string[]
 
 /**
  * Copies the end-to-end headers of a message: drops hop-by-hop headers, the headers a `Connection` header
- * names, HTTP/2 pseudo-headers and `host`, then applies `overrides`.
+ * names, HTTP/2 pseudo-headers and `host`, then applies `overrides` (hop-by-hop names in them are ignored too).
  *
  * @param headers - the headers of an HTTP/1.1 or HTTP/2 message
  * @param overrides - headers to set (a value) or delete (`null`), applied last
@@ -45,6 +45,7 @@ export function endToEndHeaders(
   }
   for (const [name, value] of Object.entries(overrides)) {
     const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower)) continue; // never valid on an h2 stream
     if (value === null) delete out[lower];
     else out[lower] = typeof value === 'string' ? value : [...value];
   }

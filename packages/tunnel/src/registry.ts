@@ -166,23 +166,35 @@ export class TunnelRegistry implements AsyncDisposable {
       });
     const publicUrl = this.#options.publicUrl(subdomain, identity.account);
     this.#pendingUrl.set(req, publicUrl);
-    const ws = await new Promise<WebSocket>((resolve) => this.#wss.handleUpgrade(req, socket, head, resolve));
+    // From the 409 check to the registration nothing awaits (ws completes the upgrade synchronously), so two
+    // connects racing for one subdomain cannot both pass the check.
+    let tunnel: Tunnel | undefined;
+    this.#wss.handleUpgrade(req, socket, head, (ws) => {
+      tunnel = this.#register(ws, {
+        ...identity,
+        subdomain,
+        publicUrl,
+        metadata,
+        zeroKnowledge: req.headers[ZERO_KNOWLEDGE_HEADER] === '1',
+      });
+    });
+    return tunnel;
+  }
+
+  #register(ws: WebSocket, info: Omit<TunnelInfo, 'id' | 'connectedAt'>): Tunnel {
+    const { subdomain } = info;
     const previous = this.#bySubdomain.get(subdomain);
     const tunnel = new Tunnel({
+      ...info,
       ws,
-      account: identity.account,
-      keyId: identity.keyId,
-      subdomain,
-      publicUrl,
-      zeroKnowledge: req.headers[ZERO_KNOWLEDGE_HEADER] === '1',
-      metadata,
       pingIntervalMs: this.#pingIntervalMs,
       deadAfterMs: this.#deadAfterMs,
       onClose: (t, reason) => this.#closedTunnel(t, reason),
     });
     this.#bySubdomain.set(subdomain, tunnel);
-    if (previous !== undefined)
+    if (previous !== undefined) {
       previous.close(CLOSE_REPLACED, `replaced by a newer connection for subdomain "${subdomain}"`);
+    }
     this.#logger.info({ tunnel: tunnel.id, account: tunnel.account, subdomain }, 'tunnel connected');
     this.#options.onEvent?.({
       type: 'tunnel.connected',

@@ -24,6 +24,15 @@ export function wsDuplex(ws: WebSocket): Duplex {
       }
       ws.send(chunk, { binary: true }, (err) => callback(ws.readyState === ws.OPEN ? err : undefined));
     },
+    // h2 writes many small frames per request; batching what queued up into one message cuts per-message cost
+    writev(chunks, callback) {
+      if (ws.readyState !== ws.OPEN) {
+        callback();
+        return;
+      }
+      const data = Buffer.concat(chunks.map((c) => c.chunk as Buffer));
+      ws.send(data, { binary: true }, (err) => callback(ws.readyState === ws.OPEN ? err : undefined));
+    },
     final(callback) {
       if (ws.readyState === ws.OPEN) ws.close(1000);
       callback();

@@ -104,6 +104,20 @@ export const errorCodes = {
   /** `state.json` could not be written (disk full, read-only file system); the request that needed it failed and was not acknowledged. */
   MCPP_OAUTH_STATE_WRITE_FAILED: '@mcppipe/oauth',
 
+  // ── @mcppipe/tunnel ───────────────────────────────────────────────────────────────
+  /** No live tunnel serves this public address (never connected, dropped, or reconnecting); the relay answers 503 with `Retry-After` and JSON-RPC -32000 `tunnel_offline` (T6). Start `mcppipe up --tunnel` or wait for it to reconnect. */
+  MCPP_TUNNEL_OFFLINE: '@mcppipe/tunnel',
+  /** The relay refused the API key (HTTP 401 on `/tunnel/connect`); permanent, no retry. Create a key with `mcppipe-gateway keys create` and pass it as `--api-key` (T1). */
+  MCPP_TUNNEL_BAD_KEY: '@mcppipe/tunnel',
+  /** The subdomain is held by another account's live tunnel (HTTP 409); permanent, no retry. Pick another `--subdomain` (T2). */
+  MCPP_TUNNEL_SUBDOMAIN_TAKEN: '@mcppipe/tunnel',
+  /** The subdomain does not match `^[a-z][a-z0-9_-]{0,31}$` (no `__`, no trailing `_`; HTTP 400); permanent. Rename it (T2, A6). */
+  MCPP_TUNNEL_INVALID_SUBDOMAIN: '@mcppipe/tunnel',
+  /** The relay refused the tunnel for another reason (HTTP 403 or another 4xx), or a newer connection of the same account took the subdomain over; permanent, the message gives the relay's reason. */
+  MCPP_TUNNEL_REFUSED: '@mcppipe/tunnel',
+  /** An option of `connectTunnel` or `TunnelRegistry` is invalid (relay URL, durations, backoff); the message names it. */
+  MCPP_TUNNEL_INVALID_OPTIONS: '@mcppipe/tunnel',
+
   // ── apps ──────────────────────────────────────────────────────────────────────────
   /** A command-line flag or argument is invalid; the message says which and how to fix it. */
   MCPP_CLI_USAGE: 'mcppipe',

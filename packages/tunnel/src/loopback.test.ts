@@ -1,0 +1,72 @@
+import Fastify from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connectTunnel } from './client.js';
+import { forwardToLoopback } from './loopback.js';
+import { startTestRelay } from './testRelay.js';
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('forwardToLoopback: the CLI serves the tunnel with its own HTTP/1 Fastify listener (T4)', () => {
+  it('rewrites Host to the loopback address, keeps the public host in X-Forwarded-Host, streams SSE and POST bodies', async () => {
+    let release = (): void => {};
+    const gate = new Promise<void>((r) => (release = r));
+    const app = Fastify();
+    let port = 0;
+    app.addHook('onRequest', async (req, reply) => {
+      // the CLI's DNS-rebinding check: only its own loopback Host is accepted
+      if (req.headers.host !== `127.0.0.1:${port}`) await reply.code(421).send({ error: 'bad host' });
+    });
+    app.post('/mcp', async (req) => ({
+      body: req.body,
+      host: req.headers.host,
+      forwardedHost: req.headers['x-forwarded-host'],
+      forwardedProto: req.headers['x-forwarded-proto'],
+    }));
+    app.get('/sse', (_req, reply) => {
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream' });
+      reply.raw.write('data: one\n\n');
+      void gate.then(() => reply.raw.end('data: two\n\n'));
+    });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.server.address() as AddressInfo).port;
+    cleanups.push(() => app.close());
+    const relay = await startTestRelay();
+    cleanups.push(() => relay.close());
+    const handler = forwardToLoopback({ port });
+    cleanups.push(async () => handler.close());
+    const tunnel = connectTunnel({
+      relayUrl: relay.connectUrl,
+      apiKey: 'key-alice',
+      subdomain: 'laptop',
+      handler,
+    });
+    cleanups.push(() => tunnel.close());
+    await tunnel.connected();
+    const headers = { 'x-test-tunnel': 'laptop--alice' };
+
+    const res = await fetch(`${relay.publicBase}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      body: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      host: `127.0.0.1:${port}`,
+      forwardedHost: `127.0.0.1:${relay.port}`,
+      forwardedProto: 'https',
+    });
+
+    const sse = await fetch(`${relay.publicBase}/sse`, { headers });
+    const reader = sse.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: one\n\n');
+    release();
+    expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: two\n\n');
+    expect((await reader.read()).done).toBe(true);
+  });
+});

@@ -40,12 +40,8 @@ export async function main(argv: readonly string[]): Promise<void> {
         err.code === 'MCPP_CLI_USAGE' ||
         err.code === 'MCPP_CLI_LISTEN_FAILED' ||
         err.code === 'MCPP_STATE_INVALID_POLICY';
+      // the message already names every problem (`data.errors` is for programs): print it once
       process.stderr.write(`mcppipe: ${err.message}\n`);
-      const problems = (err.data as { errors?: unknown } | undefined)?.errors;
-      // the list adds something only when it holds more than the message already says
-      if (Array.isArray(problems) && !(problems.length === 1 && err.message.includes(String(problems[0])))) {
-        for (const p of problems) process.stderr.write(`  - ${String(p)}\n`);
-      }
       process.exit(usage ? exitCodes.usage : exitCodes.failure);
     }
     process.stderr.write(

@@ -79,6 +79,20 @@ describe('mcppipe up: source flag errors (A7, A8)', () => {
     expect(r.stderr).toMatch(/no \[upstreams|no upstreams|section/i);
   });
 
+  it('a TOML file with two problems prints each problem exactly once (issue 13.7)', async () => {
+    const toml = file(
+      'two.toml',
+      '[upstreams.A]\nstdio = "node a.js"\n[upstreams.b]\nstdio = "node b.js"\nhttp = "http://127.0.0.1:1/mcp"\n',
+    );
+    const r = await runCli(['up', '--upstreams-file', toml]);
+    expect(r.code).toBe(2);
+    const count = (needle: string) => r.stderr.split('\n').filter((l) => l.includes(needle)).length;
+    expect(r.stderr).toContain('is invalid (2 problems):');
+    expect(count('upstreams.A: upstream name "A" is invalid')).toBe(1);
+    expect(count('upstreams.b: sets both "http" and "stdio"')).toBe(1);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(2);
+  });
+
   it('a TOML syntax error reports the line', async () => {
     const toml = file('bad.toml', '[upstreams.a]\nstdio = "node a.js\n');
     const r = await runCli(['up', '--upstreams-file', toml]);

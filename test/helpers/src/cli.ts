@@ -31,7 +31,7 @@ export async function startCli(
   options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
 ): Promise<RunningCli> {
   const full = ['up', ...args];
-  if (!args.includes('--port') && options.env?.MCPPIPE_PORT === undefined) full.push('--port', '0');
+  if (!args.includes('--port') && options.env?.['MCPPIPE_PORT'] === undefined) full.push('--port', '0');
   if (!args.includes('--log-format')) full.push('--log-format', 'json');
   const proc = spawn(process.execPath, [cliPath, ...full], {
     stdio: ['ignore', 'pipe', 'pipe'],

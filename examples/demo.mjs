@@ -1,16 +1,60 @@
 // The demo layout: mcppipe up over three real MCP servers, a short scripted session through a real SDK
 // client, then it keeps serving for your own client. Run from the repo root: `npx -y pnpm@12.4.2 demo`.
+//
+// It builds mcppipe first (turbo: the first run takes about a minute, later runs are cached) and says so. Ctrl-C
+// stops mcppipe and exits 0 (a package manager prints its failure line only for a non-zero exit).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { splitName } from '@mcppipe/namespace';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, '..');
+
+// Ctrl-C in a terminal signals the whole process group (the package manager, turbo, this script): each child is
+// waited for, then this script exits 0. mcppipe runs in its own group and gets exactly one signal, from here.
+let stopChild;
+let stopped = false;
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    if (stopped) return;
+    stopped = true;
+    if (stopChild) stopChild(sig);
+    else process.exit(0);
+  });
+}
+
+process.stderr.write('mcppipe demo: building mcppipe (first run, about a minute; later runs are cached)…\n');
+const build = spawn(
+  join(root, 'node_modules', '.bin', 'turbo'),
+  ['run', 'build', '--output-logs=errors-only'],
+  {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  },
+);
+stopChild = () => {}; // turbo got the terminal's signal itself: wait for it to end
+const built = await new Promise((resolve) => {
+  build.on('error', (err) => {
+    process.stderr.write(`mcppipe demo: cannot run turbo: ${err.message}\n`);
+    resolve(1);
+  });
+  build.on('exit', (code) => resolve(code ?? 1));
+});
+if (stopped) process.exit(0);
+if (built !== 0) {
+  process.stderr.write(`mcppipe demo: the build failed (turbo exited ${built}); see above\n`);
+  process.exit(1);
+}
+stopChild = undefined;
+
+// built now: the workspace packages can load
+const { splitName } = await import('@mcppipe/namespace');
+const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
 
 const require = createRequire(import.meta.url);
-const here = dirname(fileURLToPath(import.meta.url));
 const serverPath = (name) =>
   join(dirname(require.resolve(`@modelcontextprotocol/server-${name}/package.json`)), 'dist', 'index.js');
 const q = (s) => `'${s.replaceAll("'", `'\\''`)}'`; // shell-words quoting for the TOML stdio strings
@@ -40,9 +84,7 @@ const cli = join(here, '..', 'apps', 'cli', 'dist', 'cli.js');
 const child = spawn(
   process.execPath,
   [cli, 'up', '--upstreams-file', layout, '--port', port, '--log-format', 'pretty'],
-  {
-    stdio: ['ignore', 'inherit', 'pipe'],
-  },
+  { stdio: ['ignore', 'inherit', 'pipe'], detached: true },
 );
 let stderr = '';
 const ready = new Promise((resolve, reject) => {
@@ -54,52 +96,70 @@ const ready = new Promise((resolve, reject) => {
   });
   child.on('exit', (code) => reject(new Error(`mcppipe up exited with code ${code}`)));
 });
-for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
+let failed = false;
+stopChild = (sig) => child.kill(sig);
 child.on('exit', (code) => {
   rmSync(work, { recursive: true, force: true });
-  process.exit(code ?? 0);
+  // stopped by Ctrl-C (mcppipe then exits 0 itself): a clean end
+  process.exit(failed ? 1 : stopped ? 0 : (code ?? 1));
 });
 
-const url = await ready;
-const say = (line = '') => process.stdout.write(`${line}\n`);
-const client = new Client({ name: 'mcppipe-demo', version: '1.0.0' });
-await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+const url = await ready.catch((err) => {
+  if (!stopped) process.stderr.write(`mcppipe demo: ${err.message}\n`);
+  return new Promise(() => {}); // the exit handler above ends the process
+});
+try {
+  const say = (line = '') => process.stdout.write(`${line}\n`);
+  const client = new Client({ name: 'mcppipe-demo', version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
 
-say('\n── demo session ──────────────────────────────────────────────');
-const { tools } = await client.listTools();
-const byUpstream = new Map();
-for (const t of tools) {
-  const { upstream } = splitName(t.name);
-  byUpstream.set(upstream, [...(byUpstream.get(upstream) ?? []), t]);
-}
-for (const [up, list] of byUpstream)
+  say('\n── demo session ──────────────────────────────────────────────');
+  const { tools } = await client.listTools();
+  const byUpstream = new Map();
+  for (const t of tools) {
+    const { upstream } = splitName(t.name);
+    byUpstream.set(upstream, [...(byUpstream.get(upstream) ?? []), t]);
+  }
+  for (const [up, list] of byUpstream)
+    say(
+      `${up}: ${list.length} tools (${list
+        .slice(0, 4)
+        .map((t) => t.name)
+        .join(', ')}, …)`,
+    );
+
+  const text = (r) => r.content?.find((c) => c.type === 'text')?.text ?? JSON.stringify(r);
   say(
-    `${up}: ${list.length} tools (${list
-      .slice(0, 4)
-      .map((t) => t.name)
-      .join(', ')}, …)`,
+    `\neverything__echo → ${text(await client.callTool({ name: 'everything__echo', arguments: { message: 'hello through mcppipe' } }))}`,
+  );
+  say(
+    `memory__read_graph → ${text(await client.callTool({ name: 'memory__read_graph', arguments: {} })).replace(/\s+/g, ' ')}`,
+  );
+  say(
+    `filesystem__list_allowed_directories → ${text(await client.callTool({ name: 'filesystem__list_allowed_directories', arguments: {} }))}`,
   );
 
-const text = (r) => r.content?.find((c) => c.type === 'text')?.text ?? JSON.stringify(r);
-say(
-  `\neverything__echo → ${text(await client.callTool({ name: 'everything__echo', arguments: { message: 'hello through mcppipe' } }))}`,
-);
-say(
-  `memory__read_graph → ${text(await client.callTool({ name: 'memory__read_graph', arguments: {} })).replace(/\s+/g, ' ')}`,
-);
-say(
-  `filesystem__list_allowed_directories → ${text(await client.callTool({ name: 'filesystem__list_allowed_directories', arguments: {} }))}`,
-);
-
-const { resources } = await client.listResources();
-if (resources[0]) {
-  const read = await client.readResource({ uri: resources[0].uri });
-  const body = read.contents[0]?.text ?? `<${read.contents[0]?.blob?.length ?? 0} base64 chars>`;
-  say(`\nresources/read ${resources[0].uri}\n  (wraps ${resources[0].name}) → ${String(body).slice(0, 80)}`);
+  const { resources } = await client.listResources();
+  if (resources[0]) {
+    const read = await client.readResource({ uri: resources[0].uri });
+    const body = read.contents[0]?.text ?? `<${read.contents[0]?.blob?.length ?? 0} base64 chars>`;
+    say(
+      `\nresources/read ${resources[0].uri}\n  (wraps ${resources[0].name}) → ${String(body).slice(0, 80)}`,
+    );
+  }
+  await client.close();
+  say('──────────────────────────────────────────────────────────────');
+  say(`\nStill serving ${url} — add it to your client, e.g.:`);
+  say(`  claude mcp add --transport http mcppipe ${url}`);
+  say(`  npx -y @modelcontextprotocol/inspector --cli ${url} --method tools/list`);
+  say('Press Ctrl-C to stop.');
+} catch (err) {
+  // a Ctrl-C during the session: the exit handler above ends the process with 0
+  if (!stopped) {
+    failed = true;
+    process.stderr.write(
+      `mcppipe demo: the scripted session failed: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
+    child.kill('SIGTERM');
+  }
 }
-await client.close();
-say('──────────────────────────────────────────────────────────────');
-say(`\nStill serving ${url} — add it to your client, e.g.:`);
-say(`  claude mcp add --transport http mcppipe ${url}`);
-say(`  npx -y @modelcontextprotocol/inspector --cli ${url} --method tools/list`);
-say('Press Ctrl-C to stop.');

@@ -2,11 +2,12 @@ import { createRequire } from 'node:module';
 import pino from 'pino';
 import type PinoPretty from 'pino-pretty';
 
+import type { LogLevel } from './up/flags.js';
+
 const require = createRequire(import.meta.url);
 
-/** Log levels accepted by `--log-level`. */
-export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof logLevels)[number];
+export { logLevels } from './up/flags.js';
+export type { LogLevel } from './up/flags.js';
 
 /** Paths whose values never reach a log line: tokens, keys, passwords, configured headers and env values. */
 export const redactPaths = [

@@ -1,11 +1,33 @@
 import { isMcpPipeError } from '@mcppipe/errors';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { closestName } from '@mcppipe/config';
 import { upCommand } from './commands/up.js';
+import { upOptions } from './up/flags.js';
 import { version } from './up/util.js';
 
 /** Exit codes of the `mcppipe` command. */
 export const exitCodes = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** Every flag name a user may mean (without dashes). */
+const knownFlags = [...Object.keys(upOptions), 'help', 'version'];
+
+/**
+ * yargs' `Unknown argument: stdoi` with a hint for each close flag: `(did you mean --stdio?)` (issue 13.11).
+ *
+ * @param msg - yargs' failure message
+ */
+export function withSuggestions(msg: string): string {
+  const m = /^Unknown arguments?: (.+)$/.exec(msg);
+  if (!m?.[1]) return msg;
+  const names = m[1].split(', ');
+  const hints = names.flatMap((name) => {
+    const best = closestName(name, knownFlags);
+    if (!best) return [];
+    return [names.length === 1 ? `did you mean --${best}?` : `--${name}: did you mean --${best}?`];
+  });
+  return hints.length > 0 ? `${msg} (${hints.join('; ')})` : msg;
+}
 
 /**
  * Runs the CLI: the single error boundary (STYLE.md §9). A `McpPipeError` becomes its message and
@@ -18,7 +40,6 @@ export async function main(argv: readonly string[]): Promise<void> {
     await yargs(hideBin([...argv]))
       .scriptName('mcppipe')
       .version(version)
-      .env('MCPPIPE')
       .command(upCommand)
       .demandCommand(1, 'Run `mcppipe up --help` to see how to aggregate MCP servers.')
       .strict()
@@ -27,7 +48,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       .fail((msg, err) => {
         // yargs' own validation errors (YError) are usage errors; anything else goes to the boundary below
         if (err && err.name !== 'YError') throw err;
-        process.stderr.write(`mcppipe: ${msg}\nRun \`mcppipe --help\` for usage.\n`);
+        process.stderr.write(`mcppipe: ${withSuggestions(msg)}\nRun \`mcppipe --help\` for usage.\n`);
         process.exit(exitCodes.usage);
       })
       .parseAsync();
@@ -40,12 +61,8 @@ export async function main(argv: readonly string[]): Promise<void> {
         err.code === 'MCPP_CLI_USAGE' ||
         err.code === 'MCPP_CLI_LISTEN_FAILED' ||
         err.code === 'MCPP_STATE_INVALID_POLICY';
+      // the message already names every problem (`data.errors` is for programs): print it once
       process.stderr.write(`mcppipe: ${err.message}\n`);
-      const problems = (err.data as { errors?: unknown } | undefined)?.errors;
-      // the list adds something only when it holds more than the message already says
-      if (Array.isArray(problems) && !(problems.length === 1 && err.message.includes(String(problems[0])))) {
-        for (const p of problems) process.stderr.write(`  - ${String(p)}\n`);
-      }
       process.exit(usage ? exitCodes.usage : exitCodes.failure);
     }
     process.stderr.write(

@@ -43,9 +43,8 @@ export async function main(argv: readonly string[]): Promise<void> {
       .parseAsync();
   } catch (err) {
     if (isMcpPipeError(err)) {
+      // the message already names every problem (`data.errors` is for programs): print it once
       process.stderr.write(`mcppipe-gateway: ${err.message}\n`);
-      const problems = (err.data as { errors?: unknown } | undefined)?.errors;
-      if (Array.isArray(problems)) for (const p of problems) process.stderr.write(`  - ${String(p)}\n`);
       process.exit(USAGE.has(err.code) || err.code.startsWith('MCPP_CFG_') ? 2 : 1);
     }
     process.stderr.write(

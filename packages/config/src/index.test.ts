@@ -11,6 +11,7 @@ describe('@mcppipe/config surface', () => {
       'DEFAULT_POLL_INTERVAL_MS',
       'clientConfigFiles',
       'clientNames',
+      'closestName',
       'deepEqual',
       'detectClientServers',
       'diffLayouts',

@@ -38,6 +38,7 @@ export type {
   DetectedSource,
 } from './detect.js';
 export { deepEqual, diffLayouts } from './diff.js';
+export { closestName } from './issues.js';
 export type { LayoutDiff, UpstreamChange } from './diff.js';
 export { watchConfig } from './watch.js';
 export type { ConfigChange, ConfigWatcher, WatchConfigOptions, WatchedConfig } from './watch.js';

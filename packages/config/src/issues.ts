@@ -58,19 +58,36 @@ function closeness(key: string, candidate: string): number {
 }
 
 /**
- * The message for an unknown key: `unknown key; did you mean "http"?` when a known key is close
- * (same words, a prefix, or within {@link DID_YOU_MEAN_DISTANCE} edits), else the list of known keys.
+ * The known name closest to a mistyped one, for a "did you mean" hint: one with the same words (`start_timeout`
+ * for `startTimeoutSecs`), a prefix of at least 4 letters, or within {@link DID_YOU_MEAN_DISTANCE} edits.
+ *
+ * @param key - the unknown name as given (a config key, or a flag without its dashes: `stdoi`)
+ * @param known - the names that exist
+ * @returns the closest known name, or undefined when none is close
+ * @example
+ * ```ts
+ * closestName('stdoi', ['stdio', 'port']); // 'stdio'
+ * ```
  */
-export function unknownKeyMessage(key: string, known: readonly string[]): string {
+export function closestName(key: string, known: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const candidate of known) {
     const d = closeness(key, candidate);
     if (d < bestDistance) [best, bestDistance] = [candidate, d];
   }
-  if (best !== undefined && bestDistance <= DID_YOU_MEAN_DISTANCE && bestDistance < best.length) {
-    return `unknown key; did you mean ${JSON.stringify(best)}?`;
-  }
+  return best !== undefined && bestDistance <= DID_YOU_MEAN_DISTANCE && bestDistance < best.length
+    ? best
+    : undefined;
+}
+
+/**
+ * The message for an unknown key: `unknown key; did you mean "http"?` when a known key is close
+ * ({@link closestName}), else the list of known keys.
+ */
+export function unknownKeyMessage(key: string, known: readonly string[]): string {
+  const best = closestName(key, known);
+  if (best !== undefined) return `unknown key; did you mean ${JSON.stringify(best)}?`;
   return `unknown key; expected one of ${known.map((k) => JSON.stringify(k)).join(', ')}`;
 }
 

@@ -2,7 +2,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCli } from '@mcppipe/test-utils';
+import { fixturePath, freePort, runCli, startCli } from '@mcppipe/test-utils';
 import { describe, expect, it } from 'vitest';
 
 const dir = mkdtempSync(join(tmpdir(), 'mcppipe-flags-'));
@@ -79,6 +79,20 @@ describe('mcppipe up: source flag errors (A7, A8)', () => {
     expect(r.stderr).toMatch(/no \[upstreams|no upstreams|section/i);
   });
 
+  it('a TOML file with two problems prints each problem exactly once (issue 13.7)', async () => {
+    const toml = file(
+      'two.toml',
+      '[upstreams.A]\nstdio = "node a.js"\n[upstreams.b]\nstdio = "node b.js"\nhttp = "http://127.0.0.1:1/mcp"\n',
+    );
+    const r = await runCli(['up', '--upstreams-file', toml]);
+    expect(r.code).toBe(2);
+    const count = (needle: string) => r.stderr.split('\n').filter((l) => l.includes(needle)).length;
+    expect(r.stderr).toContain('is invalid (2 problems):');
+    expect(count('upstreams.A: upstream name "A" is invalid')).toBe(1);
+    expect(count('upstreams.b: sets both "http" and "stdio"')).toBe(1);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('  - '))).toHaveLength(2);
+  });
+
   it('a TOML syntax error reports the line', async () => {
     const toml = file('bad.toml', '[upstreams.a]\nstdio = "node a.js\n');
     const r = await runCli(['up', '--upstreams-file', toml]);
@@ -96,5 +110,44 @@ describe('mcppipe up: source flag errors (A7, A8)', () => {
     const r = await runCli(['up', '--stdio', 'node a.js', '--port', '70000']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--port must be an integer 0-65535');
+  });
+
+  it('a bad --port says what was given, not NaN (issue 13.11)', async () => {
+    const r = await runCli(['up', '--stdio', 'node a.js', '--port', 'abc']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'mcppipe: --port must be an integer 0-65535, got "abc" (from --port or MCPPIPE_PORT)',
+    );
+    expect(r.stderr).not.toContain('NaN');
+  });
+
+  it('a mistyped flag suggests the flag it is close to (issue 13.11)', async () => {
+    const r = await runCli(['up', '--stdoi', 'node a.js']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('mcppipe: Unknown argument: stdoi (did you mean --stdio?)');
+  });
+});
+
+describe('mcppipe up: MCPPIPE_* variables (issue 13.10)', () => {
+  it('ignores variables that name no flag, still reads MCPPIPE_PORT, and keeps the command line strict', async () => {
+    const port = await freePort();
+    const env = { MCPPIPE_CMD: 'x', MCPPIPE_WHATEVER: '1', MCPPIPE_PORT: String(port) };
+    const command = [process.execPath, fixturePath('sup-basic.mjs')].map((a) => JSON.stringify(a)).join(' ');
+    await using cli = await startCli(['--stdio', command], { env });
+    expect(cli.url.port).toBe(String(port));
+    expect(cli.stderr()).not.toContain('Unknown argument');
+
+    const typo = await runCli(['up', '--stdio', 'node a.js', '--whatever', '1'], { env });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('mcppipe: Unknown argument: whatever');
+  });
+
+  it('a flag on the command line wins over its variable', async () => {
+    const port = await freePort();
+    const r = await runCli(['up', '--stdio', 'node a.js', '--port', 'abc'], {
+      env: { MCPPIPE_PORT: String(port) },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('got "abc"');
   });
 });

@@ -60,8 +60,17 @@ describe('mcppipe-gateway flags', () => {
     );
     const r = await run(['--config', join(dir, 'bad.json'), '--data-dir', join(dir, 'data-bad')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('mcpServers.Bad');
-    expect(r.stderr).toContain('mcpServers.ok.url');
+    expect(r.stderr).toContain('(2 problems)');
+    expect(r.stderr.split('mcpServers.Bad:')).toHaveLength(2);
+    expect(r.stderr.split('mcpServers.ok.url:')).toHaveLength(2);
+  });
+
+  it('prints the one problem of an invalid config exactly once (issue 13.7)', async () => {
+    await writeFile(join(dir, 'one.json'), JSON.stringify({ mcpServers: { Bad: { command: 'x' } } }));
+    const r = await run(['--config', join(dir, 'one.json'), '--data-dir', join(dir, 'data-one')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.split('mcpServers.Bad: upstream name "Bad" is invalid')).toHaveLength(2);
+    expect(r.stderr.split('\n').filter((l) => l.startsWith('  - '))).toEqual([]);
   });
 
   it('G1: duplicate server keys in mcp.json exit 2 at boot, naming both JSON paths and lines', async () => {

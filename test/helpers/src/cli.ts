@@ -21,7 +21,8 @@ export interface RunningCli {
 
 /**
  * Starts `node apps/cli/dist/cli.js up …args` and resolves once it prints `serving <url>` on stderr.
- * `--port 0` and `--log-format json` are added unless given.
+ * `--port 0` (unless given, also as `MCPPIPE_PORT` in `options.env`) and `--log-format json` (unless given) are
+ * added.
  *
  * @throws Error with the captured stderr when the process exits first or `timeoutMs` passes
  */
@@ -30,7 +31,7 @@ export async function startCli(
   options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; cwd?: string } = {},
 ): Promise<RunningCli> {
   const full = ['up', ...args];
-  if (!args.includes('--port')) full.push('--port', '0');
+  if (!args.includes('--port') && options.env?.['MCPPIPE_PORT'] === undefined) full.push('--port', '0');
   if (!args.includes('--log-format')) full.push('--log-format', 'json');
   const proc = spawn(process.execPath, [cliPath, ...full], {
     stdio: ['ignore', 'pipe', 'pipe'],

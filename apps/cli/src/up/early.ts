@@ -1,6 +1,7 @@
 import { spawn as nodeSpawn } from 'node:child_process';
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import type { Layout } from '@mcppipe/config';
+import { envVariable, flagKinds } from './flags.js';
 import { trace } from './trace.js';
 
 /**
@@ -13,21 +14,7 @@ import { trace } from './trace.js';
  * handed over is killed.
  */
 
-/** Flags of `up` that take one value. */
-const VALUE_FLAGS = new Set([
-  'host',
-  'port',
-  'metrics-addr',
-  'log-level',
-  'log-format',
-  'max-sessions',
-  'session-idle-secs',
-  'body-limit',
-  'upstreams-file',
-]);
-/** Flags of `up` that take one or more values (yargs `array`: every following word up to the next flag). */
-const ARRAY_FLAGS = new Set(['upstream', 'stdio', 'allowed-origins', 'allowed-hosts']);
-const BOOLEAN_FLAGS = new Set(['stateless', 'hub', 'yes', 'y']);
+const { value: VALUE_FLAGS, array: ARRAY_FLAGS, boolean: BOOLEAN_FLAGS } = flagKinds;
 
 export interface SourceArgs {
   upstream: string[];
@@ -41,7 +28,8 @@ export interface SourceArgs {
  */
 export function earlySources(argv: readonly string[], env: NodeJS.ProcessEnv): SourceArgs | undefined {
   if (argv[0] !== 'up') return undefined;
-  if (Object.keys(env).some((k) => /^MCPPIPE_(UPSTREAM|STDIO|UPSTREAMS_FILE)$/.test(k))) return undefined;
+  if (['upstream', 'stdio', 'upstreams-file'].some((f) => env[envVariable(f)] !== undefined))
+    return undefined;
   const out: SourceArgs = { upstream: [], stdio: [], upstreamsFile: undefined };
   for (let i = 1; i < argv.length; i++) {
     const token = argv[i] ?? '';

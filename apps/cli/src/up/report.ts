@@ -7,8 +7,16 @@ import type { UpstreamRow } from '../table.js';
 /**
  * Prints the startup table of upstreams to stderr: transport, protocol version, phase, counts, start time
  * and last error.
+ *
+ * @param options - `startedAt`: when the upstreams started (epoch ms); `title`: a line printed above the table
+ *   (`mcppipe: <title>`), e.g. when it is printed again
  */
-export function printTable(registry: UpstreamRegistry, aggregator: Aggregator, startedAt: number): void {
+export function printTable(
+  registry: UpstreamRegistry,
+  aggregator: Aggregator,
+  options: { startedAt: number; title?: string },
+): void {
+  const { startedAt, title } = options;
   const diagnostics = aggregator.diagnostics().upstreams;
   const counts = new Map(diagnostics.map((d) => [d.upstream, d.lists]));
   const rows: UpstreamRow[] = registry.list().map((u) => {
@@ -25,7 +33,9 @@ export function printTable(registry: UpstreamRegistry, aggregator: Aggregator, s
       lastError: u.lastError?.split('\n')[0] ?? '',
     };
   });
-  process.stderr.write(`\n${renderTable(rows)}\n${renamedLines(diagnostics)}\n`);
+  process.stderr.write(
+    `\n${title ? `mcppipe: ${title}\n` : ''}${renderTable(rows)}\n${renamedLines(diagnostics)}\n`,
+  );
 }
 
 /**

@@ -14,8 +14,16 @@ import type { SpawnOptions } from 'node:child_process';
 /** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
 const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} };
 
-/** Longest the startup table waits for every upstream's first attempt, in ms (the URL is printed with it). */
-const TABLE_WAIT_MS = 10_000;
+/**
+ * Longest the startup table waits for every upstream's first attempt, in ms (the URL is printed with it); when a slow
+ * upstream was still `connecting` then, the table is printed again once every first attempt has ended.
+ * `MCPPIPE_TABLE_WAIT_MS` overrides it (internal: tests use it so as not to wait 10 s).
+ */
+function tableWaitMs(env: NodeJS.ProcessEnv): number {
+  const raw = env['MCPPIPE_TABLE_WAIT_MS'];
+  const n = raw === undefined || raw === '' ? NaN : Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : 10_000;
+}
 
 /**
  * `mcppipe up`: resolve the layout, start listening at once, start the upstreams (late ones join with a
@@ -205,9 +213,11 @@ export async function runUp(args: UpArgs): Promise<void> {
   // the table waits for the first attempts, but not longer than this: a slow upstream (a first `npx` download)
   // joins later with a list_changed, and the URL is printed now
   let waited: ReturnType<typeof setTimeout> | undefined;
+  let settled = false;
+  const allSettled = upstreamsStarted.then(() => (settled = true));
   await Promise.race([
-    upstreamsStarted,
-    new Promise<void>((resolve) => (waited = setTimeout(resolve, TABLE_WAIT_MS))),
+    allSettled,
+    new Promise<void>((resolve) => (waited = setTimeout(resolve, tableWaitMs(process.env)))),
   ]);
   clearTimeout(waited);
   trace('upstreams started');
@@ -215,6 +225,13 @@ export async function runUp(args: UpArgs): Promise<void> {
   await report.warmLists(aggregator);
   trace('lists warmed');
   if (stopping) return;
-  report.printTable(supervisor, aggregator, started);
+  report.printTable(supervisor, aggregator, { startedAt: started });
   report.printReady(url, { hub: args.hub, metrics: metricsServer?.address, mode: layout.mode });
+  if (settled) return;
+  // some upstream was still connecting: print the table again once the last one has settled (issue 13.5)
+  await allSettled;
+  if (stopping) return;
+  await report.warmLists(aggregator);
+  if (stopping) return;
+  report.printTable(supervisor, aggregator, { startedAt: started, title: 'every upstream has settled' });
 }

@@ -1,0 +1,138 @@
+/**
+ * The flags of `mcppipe up`, in one table: yargs reads it (commands/up.ts), the cold start reads it before yargs
+ * loads (early.ts), and it names the `MCPPIPE_*` variables that are read (one per flag, nothing else).
+ *
+ * This module imports nothing at run time: early.ts loads it before anything else.
+ */
+import type { Options } from 'yargs';
+
+/** Log levels accepted by `--log-level`. */
+export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** The default port of `mcppipe up` (documented in the CLI reference). */
+export const DEFAULT_PORT = 8808;
+
+/** Every flag of `mcppipe up` (yargs option definitions; the numeric ones are parsed by commands/up.ts). */
+export const upOptions = {
+  upstream: {
+    requiresArg: true,
+    type: 'string',
+    array: true,
+    default: [],
+    describe: 'An HTTP upstream: [name=]URL (repeatable)',
+  },
+  stdio: {
+    requiresArg: true,
+    type: 'string',
+    array: true,
+    default: [],
+    describe: 'A stdio upstream: [name=]"COMMAND ARGS" (repeatable)',
+  },
+  'upstreams-file': {
+    requiresArg: true,
+    type: 'string',
+    describe: 'A TOML file with [upstreams.<name>] sections (conflicts with --upstream/--stdio)',
+  },
+  host: { type: 'string', default: '127.0.0.1', describe: 'Address to bind' },
+  port: {
+    type: 'string',
+    requiresArg: true,
+    default: String(DEFAULT_PORT),
+    describe: 'Port to bind (0 = any free port)',
+  },
+  stateless: {
+    type: 'boolean',
+    default: false,
+    describe: 'Serve every request statelessly (no sessions; no notifications to 2025-era clients)',
+  },
+  hub: { type: 'boolean', default: false, describe: 'Also serve the four hub meta-tools at /hub' },
+  'metrics-addr': {
+    requiresArg: true,
+    type: 'string',
+    describe: 'Serve Prometheus metrics at http://HOST:PORT/metrics',
+  },
+  'log-level': { choices: logLevels, default: 'info', describe: 'Minimum log level' },
+  'log-format': {
+    choices: ['pretty', 'json'],
+    default: process.stderr.isTTY ? 'pretty' : 'json',
+    describe: 'Log format on stderr',
+  },
+  'max-sessions': {
+    type: 'string',
+    requiresArg: true,
+    default: '1000',
+    describe: 'Maximum live 2025-era sessions (least recently used evicted)',
+  },
+  'session-idle-secs': {
+    type: 'string',
+    requiresArg: true,
+    default: '1800',
+    describe: 'Close 2025-era sessions idle this many seconds',
+  },
+  'body-limit': {
+    type: 'string',
+    requiresArg: true,
+    default: String(4 * 1024 * 1024),
+    describe: 'Request body limit in bytes (413 beyond)',
+  },
+  'allowed-origins': {
+    type: 'string',
+    array: true,
+    default: [],
+    describe: 'Extra browser origins allowed (loopback origins always are; * = any)',
+  },
+  'allowed-hosts': {
+    type: 'string',
+    array: true,
+    default: [],
+    describe: 'Extra Host header names allowed on a loopback bind',
+  },
+  yes: {
+    alias: 'y',
+    type: 'boolean',
+    default: false,
+    describe: 'With auto-detection: take every detected server without asking',
+  },
+} satisfies Record<string, Options>;
+
+/** A flag of `mcppipe up` (without its dashes). */
+export type UpFlag = keyof typeof upOptions;
+
+/** The flags, by how many values they take (aliases included), for a parse without yargs. */
+export const flagKinds: { boolean: Set<string>; value: Set<string>; array: Set<string> } = (() => {
+  const kinds = { boolean: new Set<string>(), value: new Set<string>(), array: new Set<string>() };
+  for (const [name, o] of Object.entries(upOptions) as [string, Options][]) {
+    const kind = o.type === 'boolean' ? kinds.boolean : o.array ? kinds.array : kinds.value;
+    kind.add(name);
+    if (typeof o.alias === 'string') kind.add(o.alias);
+  }
+  return kinds;
+})();
+
+/**
+ * The environment variable that sets a flag: `MCPPIPE_` and the flag in upper case, `-` as `_`.
+ *
+ * @param flag - a flag without its dashes (`upstreams-file`)
+ * @returns its variable (`MCPPIPE_UPSTREAMS_FILE`)
+ */
+export function envVariable(flag: string): string {
+  return `MCPPIPE_${flag.toUpperCase().replaceAll('-', '_')}`;
+}
+
+/**
+ * The flag values set in the environment: only the variables that name a flag of `up` are read (issue 13.10), so an
+ * unrelated `MCPPIPE_*` variable (a wrapper's `MCPPIPE_CMD`, the supervisor's own `MCPPIPE_UPSTREAM_*` knobs) is
+ * ignored here. The command line wins over these.
+ *
+ * @param env - the environment
+ * @returns flag → value as a string (yargs parses it as it would the same text on the command line)
+ */
+export function flagsFromEnv(env: NodeJS.ProcessEnv): Partial<Record<UpFlag, string>> {
+  const out: Partial<Record<UpFlag, string>> = {};
+  for (const flag of Object.keys(upOptions) as UpFlag[]) {
+    const value = env[envVariable(flag)];
+    if (value !== undefined) out[flag] = value;
+  }
+  return out;
+}

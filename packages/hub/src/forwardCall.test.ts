@@ -97,8 +97,10 @@ describe('call_tool: timeout reset by progress, progress forwarding, failures', 
       { server: 'fixture', tool: 'exit_during', arguments: { afterMs: 200 } },
       { timeout: 30_000 },
     );
+    // issue 14.5: the exit itself moves the upstream to recovering, so the call in flight is answered as
+    // unavailable (with the phase and a retry hint), not as an upstream error
     const error = errorOf(result);
-    expect(error.code).toBe('MCPP_HUB_UPSTREAM_ERROR');
+    expect(error).toMatchObject({ code: 'MCPP_HUB_UNAVAILABLE', phase: 'recovering' });
     expect(error.message).toMatch(/fixture/);
 
     const down = errorOf(

@@ -1,15 +1,14 @@
 import { createServer } from 'node:http';
 import { createMcpHttpHost } from '@mcppipe/http';
+import { passthroughSchema } from '@mcppipe/supervisor';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, ProtocolError } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeRegistry } from '../testing/fakes.js';
 import type { FakeHandler } from '../testing/fakes.js';
-import { createProxyServer } from './proxyServer.js';
+import { createProxyServer } from '@mcppipe/aggregator';
 
-const RAW = {
-  '~standard': { version: 1 as const, vendor: 'test', validate: (v: unknown) => ({ value: v }) },
-};
+const RAW = passthroughSchema;
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0)) await c().catch(() => {});

@@ -234,6 +234,27 @@ describe('routing (stage 6)', () => {
     });
   });
 
+  it('the 503 of a server that is not up has the one upstream_unavailable format and data (G9)', async () => {
+    const { app, registry } = await setup();
+    registry.snapshots.set('alpha', { ...registry.get('alpha')!, phase: 'connecting', retryAfterMs: 0 });
+    const res = await app.inject({
+      method: 'POST',
+      url: '/servers/alpha/mcp',
+      headers: { ...json, authorization: tokenFor('/servers/alpha/mcp') },
+      payload: initialize,
+    });
+    expect(res.statusCode).toBe(503);
+    const { error } = res.json<{ error: { code: number; message: string; data: Record<string, unknown> } }>();
+    expect(error.code).toBe(-32000);
+    expect(error.message).toBe('upstream_unavailable: upstream "alpha" is connecting; reconnecting now');
+    expect(error.data).toEqual({
+      upstream: 'alpha',
+      phase: 'connecting',
+      retryAfterMs: 0,
+      since: expect.any(String),
+    });
+  });
+
   it('an unknown server is 404 after the pipeline; a malformed name is 404 before it', async () => {
     const { app, verifier } = await setup();
     const unknown = await app.inject({

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { createMcpHttpHost } from '@mcppipe/http';
 import { passthroughSchema } from '@mcppipe/supervisor';
 import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport, ProtocolError } from '@modelcontextprotocol/server';
+import { InMemoryTransport, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeRegistry } from '../testing/fakes.js';
 import type { FakeHandler } from '../testing/fakes.js';
@@ -107,6 +107,21 @@ describe('createProxyServer', () => {
     await expect(client.request({ method: 'tools/call', params: { name: 'x' } }, RAW)).rejects.toMatchObject({
       code: -32000,
       data: { upstream: 'alpha', phase: 'recovering' },
+    });
+  });
+  it('a connection lost mid-call answers the one upstream_unavailable, with the phase the state machine says', async () => {
+    const { client, registry } = await connect(async () => {
+      registry.snapshots.set('alpha', {
+        ...registry.snapshots.get('alpha')!,
+        phase: 'recovering',
+        retryAfterMs: 2000,
+      });
+      throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+    });
+    await expect(client.request({ method: 'tools/call', params: { name: 'x' } }, RAW)).rejects.toMatchObject({
+      code: -32000,
+      message: 'upstream_unavailable: upstream "alpha" is recovering; retry in 2 s',
+      data: { upstream: 'alpha', phase: 'recovering', retryAfterMs: 2000 },
     });
   });
 });

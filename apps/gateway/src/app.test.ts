@@ -214,15 +214,18 @@ describe('body parsing (stage 5)', () => {
 describe('routing (stage 6)', () => {
   const tokenFor = (path: string) => `Bearer ${fakeToken('c', `${PUBLIC}${path}`)}`;
 
-  it('a server that is not available answers 503 with a JSON-RPC error naming its phase (G9)', async () => {
-    const { app, registry } = await setup();
-    registry.setPhase('alpha', 'recovering');
-    const res = await app.inject({
+  const postAlpha = (app: Awaited<ReturnType<typeof setup>>['app']) =>
+    app.inject({
       method: 'POST',
       url: '/servers/alpha/mcp',
       headers: { ...json, authorization: tokenFor('/servers/alpha/mcp') },
       payload: initialize,
     });
+
+  it('a server that is not available answers 503 with a JSON-RPC error naming its phase (G9)', async () => {
+    const { app, registry } = await setup();
+    registry.setPhase('alpha', 'recovering');
+    const res = await postAlpha(app);
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({
       jsonrpc: '2.0',
@@ -231,6 +234,22 @@ describe('routing (stage 6)', () => {
         message: expect.stringContaining('recovering'),
         data: { upstream: 'alpha', phase: 'recovering' },
       },
+    });
+  });
+
+  it('the 503 of a server that is not up has the one upstream_unavailable format and data (G9)', async () => {
+    const { app, registry } = await setup();
+    registry.snapshots.set('alpha', { ...registry.get('alpha')!, phase: 'connecting', retryAfterMs: 0 });
+    const res = await postAlpha(app);
+    expect(res.statusCode).toBe(503);
+    const { error } = res.json<{ error: { code: number; message: string; data: Record<string, unknown> } }>();
+    expect(error.code).toBe(-32000);
+    expect(error.message).toBe('upstream_unavailable: upstream "alpha" is connecting; reconnecting now');
+    expect(error.data).toEqual({
+      upstream: 'alpha',
+      phase: 'connecting',
+      retryAfterMs: 0,
+      since: expect.any(String),
     });
   });
 

@@ -11,8 +11,6 @@ export type { RunningGateway } from './server.js';
 export { resolveGatewayOptions } from './options.js';
 export { parseTrustedProxies } from './flagParsers.js';
 export type { GatewayOptions, RawGatewayOptions } from './options.js';
-export { createProxyServer, toAgentError, UPSTREAM_UNAVAILABLE } from './proxy/proxyServer.js';
-export type { ProxyServerOptions } from './proxy/proxyServer.js';
 export type {
   ClientLimitOptions,
   GatewayDeps,

@@ -9,7 +9,7 @@ import type { ForwardedRequest, UpstreamRequestHandler } from '@mcppipe/supervis
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import { BRIDGE_REQUEST_TIMEOUT_MS } from './defaults.js';
-import { RAW } from './forward.js';
+import { passthroughSchema } from '@mcppipe/supervisor';
 
 type Obj = Record<string, unknown>;
 
@@ -84,7 +84,7 @@ export class LegacyBridge implements BridgeTarget {
     requireAgentCapability(request.method, this.capabilities());
     return this.ctx.mcpReq.send(
       { method: request.method, ...(request.params ? { params: request.params } : {}) },
-      RAW,
+      passthroughSchema,
       {
         signal: AbortSignal.any([signal, this.ctx.mcpReq.signal]),
         timeout: BRIDGE_REQUEST_TIMEOUT_MS,

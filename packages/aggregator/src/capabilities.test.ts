@@ -6,7 +6,7 @@ import {
   singleCapabilities,
   withoutChangeNotifications,
 } from './capabilities.js';
-import { RAW } from './forward.js';
+import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
 import type { AggregatorOptions } from './index.js';
 import { memoryAgent } from './testing/agents.js';

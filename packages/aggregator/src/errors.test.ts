@@ -73,12 +73,43 @@ describe('toJsonRpcError', () => {
     });
     const closed = toJsonRpcError(new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed'), 'gone');
     expect(closed.code).toBe(-32000);
-    expect(closed.data).toEqual({ upstream: 'gone', phase: 'disconnected' });
+    expect(closed.data).toEqual({ upstream: 'gone', phase: 'recovering' });
     expect(wire(toJsonRpcError(new Error('boom'), 'x'))).toEqual({
       code: -32603,
       message: 'upstream "x": boom',
       data: undefined,
     });
     expect(toJsonRpcError('weird').code).toBe(-32603);
+  });
+
+  it('a stopped or disconnected upstream reports one of the four phases, as its state machine says', () => {
+    const closed = new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+    expect(wire(toJsonRpcError(closed, 'gone', { phase: 'connecting', retryAfterMs: 0 }))).toEqual({
+      code: -32000,
+      message: 'upstream_unavailable: upstream "gone" is connecting; reconnecting now',
+      data: { upstream: 'gone', phase: 'connecting', retryAfterMs: 0 },
+    });
+    // the machine has not seen the loss yet: the upstream is about to recover
+    expect(wire(toJsonRpcError(closed, 'gone', { phase: 'available' }))).toEqual({
+      code: -32000,
+      message: 'upstream_unavailable: upstream "gone" is recovering',
+      data: { upstream: 'gone', phase: 'recovering' },
+    });
+    const stopped = new McpPipeError('MCPP_SUP_STOPPED', 'the supervisor was stopped');
+    expect(wire(toJsonRpcError(stopped, 'fs'))).toEqual({
+      code: -32000,
+      message: 'upstream_unavailable: upstream "fs" is recovering',
+      data: { upstream: 'fs', phase: 'recovering' },
+    });
+    expect(wire(toJsonRpcError(stopped, 'fs', { phase: 'recovering', retryAfterMs: 2500 }))).toEqual({
+      code: -32000,
+      message: 'upstream_unavailable: upstream "fs" is recovering; retry in 3 s',
+      data: { upstream: 'fs', phase: 'recovering', retryAfterMs: 2500 },
+    });
+    // a failed upstream has no retry time, whatever the snapshot's field holds
+    expect(toJsonRpcError(closed, 'fs', { phase: 'failed', retryAfterMs: 9 }).data).toEqual({
+      upstream: 'fs',
+      phase: 'failed',
+    });
   });
 });

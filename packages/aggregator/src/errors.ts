@@ -8,6 +8,7 @@
  * and `MCPP_NS_*` → -32602. Upstream `ProtocolError`s (JSON-RPC error responses) pass through unchanged.
  */
 import { McpPipeError, isMcpPipeError } from '@mcppipe/errors';
+import type { Phase } from '@mcppipe/upstream-state';
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 
 /** JSON-RPC code of `upstream_unavailable` (DESIGN.md "Beyond the seeds", A12). */
@@ -21,8 +22,28 @@ export type NameKind = 'tool' | 'prompt' | 'resource' | 'resource template' | 'u
 /** `data` of an `upstream_unavailable` error. */
 export interface UpstreamUnavailableData {
   upstream: string;
-  phase: string;
+  /** Always one of the four lifecycle phases agents are told about (never `available`). */
+  phase: Phase;
   retryAfterMs?: number;
+}
+
+/** What the upstream's state machine says now: its phase and, while it retries, when it retries next. */
+export interface UpstreamState {
+  phase: Phase;
+  retryAfterMs?: number | undefined;
+}
+
+const PHASES: ReadonlySet<string> = new Set<Phase>(['connecting', 'available', 'recovering', 'failed']);
+
+/**
+ * The phase an unavailable upstream reports: the one its error carries, else what its state machine says now;
+ * an upstream whose connection went away while the machine still says `available` (or says nothing) is
+ * `recovering`, the phase it is about to enter.
+ */
+function unavailablePhase(carried: unknown, now: UpstreamState | undefined): Phase {
+  if (typeof carried === 'string' && PHASES.has(carried) && carried !== 'available') return carried as Phase;
+  const phase = now?.phase;
+  return phase === undefined || phase === 'available' ? 'recovering' : phase;
 }
 
 /**
@@ -58,11 +79,18 @@ export function upstreamUnavailableError(data: UpstreamUnavailableData): McpPipe
   );
 }
 
-function unavailable(data: Partial<UpstreamUnavailableData>, fallbackUpstream?: string): ProtocolError {
-  const upstream = typeof data.upstream === 'string' ? data.upstream : (fallbackUpstream ?? 'unknown');
-  const phase = typeof data.phase === 'string' ? data.phase : 'unavailable';
+function unavailable(
+  data: Record<string, unknown>,
+  fallbackUpstream: string | undefined,
+  now: UpstreamState | undefined,
+): ProtocolError {
+  const upstream = typeof data['upstream'] === 'string' ? data['upstream'] : (fallbackUpstream ?? 'unknown');
+  const phase = unavailablePhase(data['phase'], now);
   const wire: UpstreamUnavailableData = { upstream, phase };
-  if (typeof data.retryAfterMs === 'number') wire.retryAfterMs = data.retryAfterMs;
+  const carried = data['retryAfterMs'];
+  const retryAfterMs =
+    typeof carried === 'number' ? carried : phase === 'failed' ? undefined : now?.retryAfterMs;
+  if (retryAfterMs !== undefined) wire.retryAfterMs = retryAfterMs;
   const { message } = upstreamUnavailableError(wire);
   return new ProtocolError(UPSTREAM_UNAVAILABLE_CODE, message, wire);
 }
@@ -78,11 +106,15 @@ function unavailable(data: Partial<UpstreamUnavailableData>, fallbackUpstream?: 
  * | `MCPP_AGG_UNKNOWN_NAME`, `MCPP_SUP_UNKNOWN_UPSTREAM`, `MCPP_NS_*` | -32602 naming the name |
  * | `MCPP_SUP_BAD_REQUEST` (the agent's request could not be serialized) | -32602, no internal text |
  * | an upstream request timeout | -32001 naming the upstream |
- * | the upstream connection closed mid-request | -32000 `upstream_unavailable` |
+ * | `MCPP_SUP_STOPPED`, the upstream connection closed mid-request | -32000 `upstream_unavailable`, the phase the state machine says (`recovering` while it still says `available`) |
  * | anything else | -32603 with the error's message |
+ *
+ * Every `upstream_unavailable` has one message format, `upstream_unavailable: upstream "<name>" is <phase>` plus
+ * a retry hint, and `data.phase` is always `connecting`, `recovering` or `failed`.
  *
  * @param err - anything caught
  * @param upstream - the upstream the request was routed to, when known (named in messages)
+ * @param now - the upstream's state now (its registry snapshot), for failures that carry no phase themselves
  * @returns a `ProtocolError` to throw from a request handler
  *
  * @example In a custom request handler
@@ -91,16 +123,15 @@ function unavailable(data: Partial<UpstreamUnavailableData>, fallbackUpstream?: 
  * catch (err) { throw toJsonRpcError(err, 'search'); }
  * ```
  */
-export function toJsonRpcError(err: unknown, upstream?: string): ProtocolError {
+export function toJsonRpcError(err: unknown, upstream?: string, now?: UpstreamState): ProtocolError {
   if (err instanceof ProtocolError) return err;
   if (isMcpPipeError(err)) {
     const data = (err.data ?? {}) as Record<string, unknown>;
     switch (err.code) {
       case 'MCPP_SUP_UNAVAILABLE':
       case 'MCPP_AGG_UPSTREAM_UNAVAILABLE':
-        return unavailable(data as Partial<UpstreamUnavailableData>, upstream);
       case 'MCPP_SUP_STOPPED':
-        return unavailable({ ...(data as Partial<UpstreamUnavailableData>), phase: 'stopped' }, upstream);
+        return unavailable(data, upstream, now);
       case 'MCPP_AGG_UNKNOWN_NAME':
       case 'MCPP_SUP_UNKNOWN_UPSTREAM':
       case 'MCPP_NS_NOT_NAMESPACED':
@@ -124,7 +155,7 @@ export function toJsonRpcError(err: unknown, upstream?: string): ProtocolError {
       );
     }
     if (err.code === SdkErrorCode.ConnectionClosed || err.code === SdkErrorCode.NotConnected) {
-      return unavailable({ phase: 'disconnected' }, upstream);
+      return unavailable({}, upstream, now);
     }
   }
   const message = err instanceof Error ? err.message : String(err);

@@ -7,7 +7,10 @@ it('exports exactly the public API', () => {
     'SERIALIZED_RESULT',
     'UPSTREAM_UNAVAILABLE_CODE',
     'createAggregator',
+    'createProxyServer',
+    'forwardForAgent',
     'listenStreamSubscriptions',
     'toJsonRpcError',
+    'upstreamUnavailableError',
   ]);
 });

@@ -1,18 +1,17 @@
 /**
- * Forwards one agent request to one upstream: `_meta` goes along (the agent's progress token is replaced
- * by the SDK's own), progress comes back under the agent's token, cancellation is forwarded at once, and
- * the result is returned raw. Errors are mapped once, by {@link toJsonRpcError}.
+ * The one forwarding path from an agent request to an upstream (used by the aggregate, the per-server proxy
+ * and `@mcppipe/hub`): `_meta` goes along (the agent's progress token is replaced by the SDK's own), progress
+ * comes back under the agent's token, the agent's cancellation is forwarded at once, and the result is returned
+ * raw (the supervisor's `passthroughSchema`). Errors leave as they came ({@link forwardUpstream}) or mapped
+ * once to the wire by {@link toJsonRpcError} ({@link forwardForAgent}, {@link forwardRequest}).
+ *
+ * @module
  */
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
-import type { ServerContext, StandardSchemaV1 } from '@modelcontextprotocol/server';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { toJsonRpcError } from './errors.js';
 
 type Obj = Record<string, unknown>;
-
-/** An identity Standard Schema: results pass through exactly as received (unknown fields kept). */
-export const RAW: StandardSchemaV1<Obj, Obj> = {
-  '~standard': { version: 1, vendor: 'mcppipe', validate: (value) => ({ value: value as Obj }) },
-};
 
 /**
  * Re-emits upstream progress to one agent request under the agent's own token. The target can change
@@ -22,6 +21,9 @@ export const RAW: StandardSchemaV1<Obj, Obj> = {
 export class ProgressRelay {
   private target: { ctx: ServerContext; token: string | number } | undefined;
   private chain: Promise<void> = Promise.resolve();
+
+  /** @param onDropped - told about a notification the agent's transport refused (default: ignored) */
+  constructor(private readonly onDropped?: (err: unknown) => void) {}
 
   /** Points the relay at an agent request; a request without a progress token receives nothing. */
   bind(ctx: ServerContext): void {
@@ -39,9 +41,10 @@ export class ProgressRelay {
     const target = this.target;
     if (target === undefined) return;
     const params = { ...progress, progressToken: target.token };
+    const onDropped = this.onDropped;
     this.chain = this.chain
       .then(() => target.ctx.mcpReq.notify({ method: 'notifications/progress', params } as never))
-      .catch(() => undefined);
+      .catch((err: unknown) => onDropped?.(err));
   }
 
   /** Resolves when every relayed notification was sent. */
@@ -76,19 +79,69 @@ export function linkAbort(signal: AbortSignal, controller: AbortController): () 
   return () => signal.removeEventListener('abort', onAbort);
 }
 
-/** What {@link forwardRequest} needs besides the request. */
-export interface ForwardOptions {
+/** Which upstream, and how long it may stay silent. */
+export interface ForwardTarget {
   registry: UpstreamRegistry;
   upstream: string;
+  /** Idle timeout of the upstream request in ms, restarted by every progress notification. */
   timeoutMs: number;
-  /** Aborts the upstream request (sends `notifications/cancelled`). */
+}
+
+/** What {@link forwardUpstream} and {@link forwardRequest} need besides the request. */
+export interface ForwardOptions extends ForwardTarget {
+  /** Aborts the upstream request (the SDK sends `notifications/cancelled`). */
   signal: AbortSignal;
-  /** Receives the upstream's progress; none means no progress is requested. */
+  /** Receives the upstream's progress. */
   relay?: ProgressRelay;
+  /** Called on every upstream progress notification; when set, progress is requested even without a relay. */
+  onProgress?: () => void;
 }
 
 /**
- * Sends one request to an upstream and returns its raw result.
+ * Sends one request to an upstream and returns its raw result; failures are rethrown as they came.
+ *
+ * @param method - the JSON-RPC method
+ * @param params - the params as they go upstream (see {@link upstreamParams})
+ * @param options - the upstream, timeout, abort signal and progress receivers
+ * @returns the upstream's result, unknown fields included
+ * @throws whatever `registry.request` rejects with (`MCPP_SUP_*`, the upstream's `ProtocolError`, SDK errors)
+ */
+export function forwardUpstream(
+  method: string,
+  params: Obj | undefined,
+  options: ForwardOptions,
+): Promise<Obj> {
+  const { registry, upstream, relay, onProgress, signal } = options;
+  const wantsProgress = relay !== undefined || onProgress !== undefined;
+  return registry.request(upstream, params === undefined ? { method } : { method, params }, {
+    signal,
+    timeoutMs: options.timeoutMs,
+    resetTimeoutOnProgress: true,
+    ...(wantsProgress && {
+      onprogress: (progress: Obj) => {
+        if (signal.aborted) return;
+        onProgress?.();
+        relay?.send(progress);
+      },
+    }),
+  });
+}
+
+/**
+ * The wire error for a failed forward: {@link toJsonRpcError} with the upstream's phase as its state machine
+ * says now (read only on this failure path).
+ *
+ * @param err - what the forward rejected with
+ * @param target - the registry and the upstream
+ * @returns the `ProtocolError` to answer with
+ */
+export function forwardError(err: unknown, target: Pick<ForwardTarget, 'registry' | 'upstream'>) {
+  const snapshot = target.registry.get(target.upstream);
+  return toJsonRpcError(err, target.upstream, snapshot);
+}
+
+/**
+ * {@link forwardUpstream} with failures mapped to the wire ({@link forwardError}).
  *
  * @throws ProtocolError - the upstream's JSON-RPC error unchanged, or the mapped local error
  */
@@ -97,17 +150,23 @@ export async function forwardRequest(
   params: Obj | undefined,
   options: ForwardOptions,
 ): Promise<Obj> {
-  const { registry, upstream, relay } = options;
   try {
-    return await registry.request(upstream, params === undefined ? { method } : { method, params }, {
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
-      resetTimeoutOnProgress: true,
-      ...(relay === undefined ? {} : { onprogress: (p) => relay.send(p) }),
-    });
+    return await forwardUpstream(method, params, options);
   } catch (err) {
-    throw toJsonRpcError(err, upstream);
+    throw forwardError(err, options);
   }
+}
+
+/** Options of {@link forwardForAgent}. */
+export interface AgentForwardOptions extends ForwardTarget {
+  /** Aborts the upstream request besides the agent's own signal (a caller's timer, a closing host). */
+  signal?: AbortSignal;
+  /** Called on every upstream progress notification; when set, progress is requested even if the agent asked none. */
+  onProgress?: () => void;
+  /** Told about a progress notification the agent's transport refused. */
+  onProgressDropped?: (err: unknown) => void;
+  /** `false` rethrows failures as they came (the caller maps them); default: mapped by {@link forwardError}. */
+  mapErrors?: boolean;
 }
 
 /**
@@ -115,21 +174,55 @@ export async function forwardRequest(
  * the upstream request (the upstream request ends before the handler does, so an abort of the handler
  * signal after the response reaches nothing), progress is relayed under the agent's token, and the last
  * progress notification is awaited before returning.
+ *
+ * @param request - method and params as the agent sent them (its progress token is replaced)
+ * @param ctx - the agent request's handler context
+ * @param options - the upstream, timeout and optional extra abort signal and progress hook
+ * @returns the upstream's raw result
+ * @throws ProtocolError - mapped by {@link forwardError}; with `mapErrors: false`, whatever the registry threw
  */
 export async function forwardForAgent(
   request: { method: string; params: Obj | undefined },
   ctx: ServerContext,
-  options: Omit<ForwardOptions, 'signal' | 'relay'>,
+  options: AgentForwardOptions,
 ): Promise<Obj> {
   const params = upstreamParams(request.params);
-  if (ctx.mcpReq._meta?.progressToken === undefined)
-    return forwardRequest(request.method, params, { ...options, signal: ctx.mcpReq.signal });
-  const relay = new ProgressRelay();
-  relay.bind(ctx);
+  const agentSignal = ctx.mcpReq.signal;
+  let signal = agentSignal;
+  let unlink: (() => void) | undefined;
+  if (options.signal !== undefined) {
+    const both = new AbortController();
+    const unlinkAgent = linkAbort(agentSignal, both);
+    const unlinkExtra = linkAbort(options.signal, both);
+    unlink = () => {
+      unlinkAgent();
+      unlinkExtra();
+    };
+    signal = both.signal;
+  }
+  let relay: ProgressRelay | undefined;
+  if (ctx.mcpReq._meta?.progressToken !== undefined) {
+    relay = new ProgressRelay(options.onProgressDropped);
+    relay.bind(ctx);
+  }
+  const forward: ForwardOptions = {
+    registry: options.registry,
+    upstream: options.upstream,
+    timeoutMs: options.timeoutMs,
+    signal,
+    ...(relay !== undefined && { relay }),
+    ...(options.onProgress !== undefined && { onProgress: options.onProgress }),
+  };
   try {
-    return await forwardRequest(request.method, params, { ...options, signal: ctx.mcpReq.signal, relay });
+    return await forwardUpstream(request.method, params, forward);
+  } catch (err) {
+    if (options.mapErrors === false) throw err;
+    throw forwardError(err, options);
   } finally {
-    await relay.flush();
-    relay.unbind();
+    unlink?.();
+    if (relay !== undefined) {
+      await relay.flush();
+      relay.unbind();
+    }
   }
 }

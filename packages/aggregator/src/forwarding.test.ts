@@ -5,7 +5,7 @@ import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RAW } from './forward.js';
+import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
 import type { Aggregator } from './index.js';
 import { httpAgent } from './testing/agents.js';

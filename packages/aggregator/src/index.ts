@@ -7,8 +7,17 @@
 export { createAggregator } from './aggregator.js';
 export { listenStreamSubscriptions } from './listenHold.js';
 export { SERIALIZED_RESULT } from './serialized.js';
-export { toJsonRpcError, REQUEST_TIMEOUT_CODE, UPSTREAM_UNAVAILABLE_CODE } from './errors.js';
-export type { UpstreamUnavailableData } from './errors.js';
+export {
+  toJsonRpcError,
+  upstreamUnavailableError,
+  REQUEST_TIMEOUT_CODE,
+  UPSTREAM_UNAVAILABLE_CODE,
+} from './errors.js';
+export type { UpstreamState, UpstreamUnavailableData } from './errors.js';
+export { forwardForAgent } from './forward.js';
+export type { AgentForwardOptions, ForwardTarget } from './forward.js';
+export { createProxyServer } from './proxy.js';
+export type { ProxyServerOptions } from './proxy.js';
 export type {
   Aggregator,
   AggregatorDiagnostics,

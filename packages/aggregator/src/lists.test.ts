@@ -3,7 +3,7 @@
 // malformed items, -32601 on an advertised list, wrapped URIs and templates, paging.
 import { unwrapResourceUri, wrapResourceTemplate, wrapResourceUri } from '@mcppipe/namespace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RAW } from './forward.js';
+import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
 import { memoryAgent } from './testing/agents.js';
 import { agentList, allPages, rpcError, startLayout, text } from './testing/layout.js';

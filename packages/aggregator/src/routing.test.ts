@@ -3,7 +3,7 @@
 // wrapped reads and template expansions, resource links read back, prompts, completion, the handshake.
 import { wrapResourceTemplate, wrapResourceUri } from '@mcppipe/namespace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RAW } from './forward.js';
+import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { rpcError, startLayout, text } from './testing/layout.js';
 import type { TestLayout } from './testing/layout.js';
 

@@ -25,7 +25,7 @@ type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
  * `@mcppipe/http`'s mark of a server one instance of which may serve any number of concurrent 2026-07-28
  * requests (its direct path); a registered symbol, so neither package imports the other.
  */
-const SHARED_MODERN_SERVER = Symbol.for('mcppipe.sharedModernServer');
+export const SHARED_MODERN_SERVER = Symbol.for('mcppipe.sharedModernServer');
 
 /** The first protocol revision of the modern era (no sessions, `input_required` instead of server→client requests). */
 const MODERN_PROTOCOL_VERSION = '2026-07-28';

@@ -1,7 +1,7 @@
 // Single-upstream mode: one upstream forwarded verbatim to agents of both eras (no prefixes, no wrapping).
 import { referenceServerPath, waitFor } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RAW } from './forward.js';
+import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
 import type { Aggregator } from './index.js';
 import { httpAgent } from './testing/agents.js';

@@ -6,7 +6,7 @@ import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
 import { aggregatorPolicy } from '@mcppipe/upstream-state';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { RAW } from './forward.js';
+import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
 import type { Aggregator } from './index.js';
 import { httpAgent } from './testing/agents.js';

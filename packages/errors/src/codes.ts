@@ -65,7 +65,7 @@ export const errorCodes = {
   // ── @mcppipe/aggregator ───────────────────────────────────────────────────────────
   /** A tool, prompt or resource named by the agent is unknown (unknown prefix or unknown name); JSON-RPC -32602. */
   MCPP_AGG_UNKNOWN_NAME: '@mcppipe/aggregator',
-  /** The upstream named by the prefix is not available; JSON-RPC -32000 `upstream_unavailable`. */
+  /** The upstream is not available; JSON-RPC -32000 with one message format everywhere (mid-call, per-server proxy, the gateway's 503): `upstream_unavailable: upstream "<name>" is <phase>; retry in <n> s`, `data: { upstream, phase, retryAfterMs }`, `phase` one of `connecting`, `recovering`, `failed`. Retry after `retryAfterMs`; a `failed` upstream is retried by a new session (`initialize`). */
   MCPP_AGG_UPSTREAM_UNAVAILABLE: '@mcppipe/aggregator',
 
   // ── @mcppipe/hub ──────────────────────────────────────────────────────────────────

@@ -1,3 +1,4 @@
+import { forwardForAgent } from '@mcppipe/aggregator';
 import { isMcpPipeError } from '@mcppipe/errors';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { Phase } from '@mcppipe/upstream-state';
@@ -25,10 +26,11 @@ export interface ForwardCallInput {
 
 /**
  * Forwards one `tools/call` to an upstream and returns its result unchanged (an `isError` result stays a
- * result). The hub owns the timeout: it restarts on every progress notification and, when it fires, aborts
- * the upstream request (the SDK sends `notifications/cancelled`). Progress goes to the agent under the agent's
- * own token; the last progress notification is flushed before the result. The agent's cancellation and the
- * hub's close abort the upstream request too.
+ * result), through the aggregator's one forwarding path (`forwardForAgent`: progress under the agent's own
+ * token, the last one flushed before the result; the agent's cancellation aborts the upstream request). The hub
+ * owns the timeout: it restarts on every progress notification (progress is always asked of the upstream) and,
+ * when it fires, aborts the upstream request (the SDK sends `notifications/cancelled`). The hub's close aborts
+ * the upstream request too.
  *
  * @returns the upstream's result, or a hub error to answer as an `isError` result
  */
@@ -44,38 +46,26 @@ export async function forwardCall(input: ForwardCallInput): Promise<CallToolResu
       controller.abort(new Error(`hub call_tool timeout (${timeoutMs} ms)`));
     }, timeoutMs);
   };
-  const onAbort = () => controller.abort(ctx.mcpReq.signal.reason ?? hubSignal.reason);
-  const signals = [ctx.mcpReq.signal, hubSignal];
-  for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
-  if (signals.some((s) => s.aborted)) onAbort();
-
-  const token = ctx.mcpReq._meta?.progressToken;
-  let flushed: Promise<void> = Promise.resolve();
-  const onprogress = (progress: Record<string, unknown>) => {
-    if (controller.signal.aborted) return;
-    arm();
-    if (token === undefined) return;
-    const notification = { method: 'notifications/progress', params: { ...progress, progressToken: token } };
-    flushed = flushed
-      .then(() => ctx.mcpReq.notify(notification))
-      .catch((err: unknown) =>
-        logger.debug({ upstream: server, err: errorMessage(err) }, 'hub: progress not delivered'),
-      );
-  };
+  const onHubClose = () => controller.abort(hubSignal.reason);
+  if (hubSignal.aborted) onHubClose();
+  else hubSignal.addEventListener('abort', onHubClose, { once: true });
 
   arm();
   try {
-    const result = await registry.request(
-      server,
+    const result = await forwardForAgent(
       { method: 'tools/call', params: { name: tool, arguments: args } },
+      ctx,
       {
-        signal: controller.signal,
-        onprogress,
+        registry,
+        upstream: server,
         timeoutMs: timeoutMs + SUPERVISOR_TIMEOUT_GRACE_MS,
-        resetTimeoutOnProgress: true,
+        signal: controller.signal,
+        onProgress: arm,
+        onProgressDropped: (err) =>
+          logger.debug({ upstream: server, err: errorMessage(err) }, 'hub: progress not delivered'),
+        mapErrors: false,
       },
     );
-    await flushed;
     return result as CallToolResult;
   } catch (err) {
     if (timedOut) return timeoutError(server, tool, timeoutMs);
@@ -83,7 +73,7 @@ export async function forwardCall(input: ForwardCallInput): Promise<CallToolResu
     return mapFailure(registry, { server, tool }, err);
   } finally {
     clearTimeout(timer);
-    for (const s of signals) s.removeEventListener('abort', onAbort);
+    hubSignal.removeEventListener('abort', onHubClose);
   }
 }
 

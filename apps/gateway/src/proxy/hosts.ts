@@ -6,13 +6,12 @@
  *
  * @module
  */
-import { listenStreamSubscriptions } from '@mcppipe/aggregator';
+import { createProxyServer, listenStreamSubscriptions } from '@mcppipe/aggregator';
 import type { Aggregator } from '@mcppipe/aggregator';
 import { createMcpHttpHost } from '@mcppipe/http';
 import type { McpHttpHost } from '@mcppipe/http';
 import type { UpstreamNotificationEvent, UpstreamRegistry } from '@mcppipe/supervisor';
 import type { Logger, McpEndpoint } from '../types.js';
-import { createProxyServer } from './proxyServer.js';
 
 /** Options of {@link EndpointHosts}. */
 export interface EndpointHostsOptions {

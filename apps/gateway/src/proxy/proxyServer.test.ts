@@ -1,15 +1,14 @@
 import { createServer } from 'node:http';
 import { createMcpHttpHost } from '@mcppipe/http';
+import { passthroughSchema } from '@mcppipe/supervisor';
 import { Client } from '@modelcontextprotocol/client';
-import { InMemoryTransport, ProtocolError } from '@modelcontextprotocol/server';
+import { InMemoryTransport, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeRegistry } from '../testing/fakes.js';
 import type { FakeHandler } from '../testing/fakes.js';
-import { createProxyServer } from './proxyServer.js';
+import { createProxyServer } from '@mcppipe/aggregator';
 
-const RAW = {
-  '~standard': { version: 1 as const, vendor: 'test', validate: (v: unknown) => ({ value: v }) },
-};
+const RAW = passthroughSchema;
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const c of closers.splice(0)) await c().catch(() => {});
@@ -108,6 +107,21 @@ describe('createProxyServer', () => {
     await expect(client.request({ method: 'tools/call', params: { name: 'x' } }, RAW)).rejects.toMatchObject({
       code: -32000,
       data: { upstream: 'alpha', phase: 'recovering' },
+    });
+  });
+  it('a connection lost mid-call answers the one upstream_unavailable, with the phase the state machine says', async () => {
+    const { client, registry } = await connect(async () => {
+      registry.snapshots.set('alpha', {
+        ...registry.snapshots.get('alpha')!,
+        phase: 'recovering',
+        retryAfterMs: 2000,
+      });
+      throw new SdkError(SdkErrorCode.ConnectionClosed, 'Connection closed');
+    });
+    await expect(client.request({ method: 'tools/call', params: { name: 'x' } }, RAW)).rejects.toMatchObject({
+      code: -32000,
+      message: 'upstream_unavailable: upstream "alpha" is recovering; retry in 2 s',
+      data: { upstream: 'alpha', phase: 'recovering', retryAfterMs: 2000 },
     });
   });
 });

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { toJsonRpcError, upstreamUnavailableError } from '@mcppipe/aggregator';
 import type { McpHttpHost } from '@mcppipe/http';
 import { isValidUpstreamName } from '@mcppipe/namespace';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -126,15 +127,18 @@ export async function mcpRoutes(
         observer?.('route', 'reject');
         const retryAfterMs = snapshot.retryAfterMs;
         reply.header('retry-after', String(Math.max(1, Math.ceil((retryAfterMs ?? 5000) / 1000))));
-        return refuse(reply, 503, {
-          code: RPC.serverError,
-          message: `upstream_unavailable: server "${name}" is ${snapshot.phase}`,
-          data: {
+        // the same -32000 `upstream_unavailable` an agent gets mid-call (G9 names the state; one map, one format)
+        const { code, message, data } = toJsonRpcError(
+          upstreamUnavailableError({
             upstream: name,
             phase: snapshot.phase,
-            since: new Date(snapshot.lastChangeAt).toISOString(),
             ...(retryAfterMs !== undefined && { retryAfterMs }),
-          },
+          }),
+        );
+        return refuse(reply, 503, {
+          code,
+          message,
+          data: { ...(data as object), since: new Date(snapshot.lastChangeAt).toISOString() },
         });
       }
       return serve(parts.hosts.server(name), req, reply);

@@ -4,7 +4,7 @@
  */
 import { fixturePath, referenceServerPath } from '@mcppipe/test-utils';
 import { ProtocolError } from '@modelcontextprotocol/client';
-import { RAW } from '../forward.js';
+import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from '../aggregator.js';
 import type { Aggregator, AggregatorOptions } from '../types.js';
 import { memoryAgent } from './agents.js';

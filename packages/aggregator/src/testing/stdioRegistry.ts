@@ -17,7 +17,7 @@ import type { Phase } from '@mcppipe/upstream-state';
 import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { RAW } from '../forward.js';
+import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 
 /** One upstream to start. */
 export interface TestUpstreamSpec {

@@ -3,6 +3,51 @@ import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
+// The package map as lint (docs/internal/architecture.md "Dependency rule"): which of our packages each one may
+// import. A library never imports an app; the codec and the state machine import nothing of ours but errors.
+// In flat config a later `no-restricted-imports` replaces an earlier one, so every entry repeats the `src` ban.
+// Tests and their helpers (still to move to @mcppipe/test-utils) are exempt from the budgets and boundaries.
+const testFiles = ['**/*.test.ts', '**/*.test-d.ts', '**/testing/**'];
+const srcBan = { group: ['@mcppipe/*/src', '@mcppipe/*/src/*'], message: 'Import the package, not its src.' };
+const ours = ['@mcppipe/*', 'mcppipe', 'mcppipe/*'];
+const allowed = {
+  errors: [],
+  namespace: ['errors'],
+  'upstream-state': ['errors'],
+  policy: ['errors'],
+  config: ['errors', 'namespace'],
+  http: ['errors'],
+  oauth: ['errors'],
+  tunnel: ['errors', 'namespace', 'upstream-state'],
+  supervisor: ['errors', 'config', 'upstream-state'],
+  hub: ['errors', 'supervisor', 'upstream-state'],
+  aggregator: ['errors', 'namespace', 'supervisor', 'upstream-state'],
+};
+const boundaries = Object.entries(allowed).map(([pkg, deps]) => ({
+  files: [`packages/${pkg}/src/**/*.ts`],
+  ignores: testFiles,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          srcBan,
+          {
+            group: [
+              ...ours,
+              ...deps.flatMap((d) => [`!@mcppipe/${d}`, `!@mcppipe/${d}/*`]),
+              `!@mcppipe/${pkg}`,
+            ],
+            message:
+              `@mcppipe/${pkg} may import only ${deps.length ? deps.map((d) => `@mcppipe/${d}`).join(', ') : 'nothing of ours'}` +
+              ' (libraries never import apps; see docs/internal/architecture.md "Dependency rule").',
+          },
+        ],
+      },
+    ],
+  },
+}));
+
 export default tseslint.config(
   {
     ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '**/.turbo/**', 'bench/results/**'],
@@ -42,9 +87,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [
-            { group: ['@mcppipe/*/src', '@mcppipe/*/src/*'], message: 'Import the package, not its src.' },
-          ],
+          patterns: [srcBan],
         },
       ],
     },
@@ -53,6 +96,40 @@ export default tseslint.config(
     files: ['packages/*/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: { 'no-console': 'error' },
+  },
+  ...boundaries,
+  // An app never imports the other app.
+  ...[
+    ['cli', '@mcppipe/gateway'],
+    ['gateway', 'mcppipe'],
+  ].map(([app, other]) => ({
+    files: [`apps/${app}/src/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            srcBan,
+            {
+              group: [other, `${other}/*`],
+              message: 'An app never imports another app: move the code to a package.',
+            },
+          ],
+        },
+      ],
+    },
+  })),
+  // Size budgets (STYLE.md §4, §9): code lines only (blank lines and comments are not counted, so TSDoc is never
+  // what pushes a file over). Tests are exempt.
+  {
+    files: ['packages/*/src/**/*.ts'],
+    ignores: testFiles,
+    rules: { 'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    files: ['apps/*/src/**/*.ts'],
+    ignores: testFiles,
+    rules: { 'max-lines': ['error', { max: 150, skipBlankLines: true, skipComments: true }] },
   },
   {
     files: ['**/*.test.ts', 'test/**/*.ts', 'bench/**'],

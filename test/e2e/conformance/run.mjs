@@ -36,6 +36,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { formatReport } from './report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..', '..');
@@ -114,8 +115,6 @@ async function waitForLine(proc, pattern, what) {
   }
 }
 
-// eslint-disable-next-line no-control-regex
-const stripAnsi = (text) => text.replace(/\x1b\[[0-9;]*m/g, '');
 const tail = (text, lines = 40) => text.trimEnd().split('\n').slice(-lines).join('\n');
 const quote = (s) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `"${s.replace(/(["\\$`])/g, '\\$1')}"`);
 const nodeCommand = (script) => `${quote(process.execPath)} ${quote(script)}`;
@@ -273,41 +272,6 @@ function summarize({ mode, checksByScenario, expectations, invocations }) {
   return { mode, ok: problems.length === 0, scenarios, problems, knownIssuesNotReproduced: notReproduced };
 }
 
-function printReport(report, { target, url, verbose, invocations }) {
-  const line = (s = '') => process.stdout.write(`${s}\n`);
-  const mark = { passed: '✓', 'expected-failure': '~', 'known-issue': '!', failed: '✗' };
-  const note = {
-    'expected-failure': ' (baseline: prefixing)',
-    'known-issue': ' (KNOWN MCPPIPE ISSUE, see known-issues.yml)',
-  };
-  line(`\n=== conformance ${SUITE_VERSION} · mode ${report.mode} ===`);
-  line(`target: ${target}`);
-  line(`url:    ${url}`);
-  for (const inv of invocations) {
-    line(`\n--- suite output (${inv.label}) ---`);
-    const text = verbose ? inv.stdout : inv.stdout.slice(Math.max(0, inv.stdout.indexOf('=== SUMMARY ===')));
-    line(stripAnsi(text).trimEnd());
-    if (inv.stderr.trim()) line(`[stderr]\n${tail(inv.stderr, 20)}`);
-  }
-  line(`\n--- per scenario (${report.mode}) ---`);
-  for (const s of report.scenarios) {
-    const counts = `${s.passed} passed, ${s.failed} failed${s.warnings ? `, ${s.warnings} warnings` : ''}`;
-    line(`${mark[s.status]} ${s.scenario.padEnd(32)} ${counts}${note[s.status] ?? ''}`);
-    for (const f of s.failures) line(`    ${f.status} ${f.id}: ${f.message}`);
-  }
-  const tally = (st) => report.scenarios.filter((s) => s.status === st).length;
-  line(
-    `\n${report.ok ? 'OK' : 'FAILED'}: ${tally('passed')} scenarios passed, ${tally('expected-failure')} expected ` +
-      `failures (baseline), ${tally('known-issue')} known mcppipe issues, ${tally('failed')} unexpected`,
-  );
-  for (const scenario of report.knownIssuesNotReproduced) {
-    line(
-      `  note: known issue ${scenario} did not reproduce this time (remove it from known-issues.yml once fixed)`,
-    );
-  }
-  for (const p of report.problems) line(`  ✗ ${p}`);
-}
-
 // ---------- main ----------
 
 async function main(argv) {
@@ -353,7 +317,15 @@ async function main(argv) {
       report.ok = false;
       report.problems.push(`${mode === 'direct' ? 'the fixture' : 'mcppipe'} exited during the run`);
     }
-    printReport(report, { target: target.describe, url: target.url, verbose, invocations });
+    process.stdout.write(
+      formatReport(report, {
+        suiteVersion: SUITE_VERSION,
+        target: target.describe,
+        url: target.url,
+        verbose,
+        invocations,
+      }),
+    );
     await stopTarget();
     if (!report.ok && target.proc) {
       process.stdout.write(`\n--- last lines of the target's stderr ---\n${tail(target.proc.out.stderr)}\n`);

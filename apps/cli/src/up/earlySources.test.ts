@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { earlySources } from './early.js';
+import { earlySources } from './earlySources.js';
 
 describe('earlySources', () => {
   it('reads the source flags of a plain `up` command line', () => {

@@ -1,0 +1,95 @@
+import { createAggregator, listenStreamSubscriptions } from '@mcppipe/aggregator';
+import type { Aggregator } from '@mcppipe/aggregator';
+import type { Layout } from '@mcppipe/config';
+import { createMcpHttpHost } from '@mcppipe/http';
+import type { McpHttpHost } from '@mcppipe/http';
+import type { UpstreamRegistry } from '@mcppipe/supervisor';
+import type { Logger } from 'pino';
+import type { UpArgs } from '../commands/up.js';
+import type { Metrics } from '../metrics.js';
+import { trace, tracing } from './trace.js';
+import { version } from './util.js';
+
+/** The MCP side of `mcppipe up`, not yet listening. */
+export interface Composed {
+  aggregator: Aggregator;
+  /** Path → MCP host: `/mcp`, and `/hub` with `--hub`. */
+  endpoints: Record<string, McpHttpHost>;
+  closeHub: (() => Promise<void>) | undefined;
+}
+
+/** What {@link composeServing} builds on. */
+export interface ComposeOptions {
+  args: UpArgs;
+  layout: Layout;
+  /** The supervisor (or any registry of upstreams). */
+  upstreams: UpstreamRegistry;
+  metrics: Metrics | undefined;
+  logger: Logger;
+}
+
+/** With startup tracing on, the registry traces each upstream request and its answer. */
+function traced(registry: UpstreamRegistry): UpstreamRegistry {
+  if (!tracing) return registry;
+  return new Proxy(registry, {
+    get(target, key) {
+      if (key === 'request')
+        return async (...a: Parameters<UpstreamRegistry['request']>) => {
+          trace('upstream request', { upstream: a[0], method: a[1].method });
+          const r = await target.request(...a);
+          trace('upstream answered', { upstream: a[0], method: a[1].method });
+          return r;
+        };
+      const v = Reflect.get(target, key, target) as unknown;
+      return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(target) : v;
+    },
+  });
+}
+
+/**
+ * Composes the aggregator over the (metered, traced) upstreams and the MCP hosts that serve it: `/mcp` (its
+ * `list_changed` and `resources/updated` notifications forwarded to every session) and, with `--hub`, `/hub`.
+ *
+ * @param options - the flags, layout, upstreams, metrics and logger
+ * @returns the aggregator, the endpoints by path and how to close the hub
+ */
+export async function composeServing(options: ComposeOptions): Promise<Composed> {
+  const { args, layout, metrics, logger } = options;
+  const registry = traced(metrics ? metrics.meter(options.upstreams) : options.upstreams);
+  const aggregator = createAggregator({
+    registry,
+    mode: layout.mode,
+    serverInfo: { name: 'mcppipe', version },
+    logger: logger.child({ component: 'aggregator' }),
+  });
+  const hostOptions = {
+    stateless: args.stateless,
+    maxSessions: args.maxSessions,
+    sessionIdleTimeoutMs: args.sessionIdleSecs * 1000,
+    maxRequestBodySize: args.bodyLimit,
+    logger: logger.child({ component: 'http' }),
+  };
+  // --stateless: a 2025-era request has no session, so its server must not promise change notifications
+  const createServer: typeof aggregator.createServer = args.stateless
+    ? (ctx) => aggregator.createServer({ ...ctx, sessionless: true })
+    : aggregator.createServer;
+  const mcp = createMcpHttpHost(createServer, {
+    ...hostOptions,
+    onResourceSubscriptions: listenStreamSubscriptions(aggregator),
+  });
+  aggregator.on('list_changed', (kind) => {
+    if (kind === 'tools') mcp.notify.toolsChanged();
+    else if (kind === 'prompts') mcp.notify.promptsChanged();
+    else mcp.notify.resourcesChanged();
+  });
+  aggregator.on('resource_updated', (uri) => mcp.notify.resourceUpdated(uri));
+  const endpoints: Record<string, McpHttpHost> = { '/mcp': mcp };
+  let closeHub: (() => Promise<void>) | undefined;
+  if (args.hub) {
+    const { createHub } = await import('@mcppipe/hub');
+    const hub = createHub({ registry, logger: logger.child({ component: 'hub' }) });
+    endpoints['/hub'] = createMcpHttpHost(() => hub.createServer(), hostOptions);
+    closeHub = () => hub.close();
+  }
+  return { aggregator, endpoints, closeHub };
+}

@@ -1,0 +1,70 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import type { McpHttpHost } from '@mcppipe/http';
+import type { Supervisor } from '@mcppipe/supervisor';
+import type { Logger } from 'pino';
+import type { UpArgs } from '../commands/up.js';
+import { buildHttpServer, isLoopback } from '../httpServer.js';
+import type { McpFastify } from '../httpServer.js';
+import type { Metrics } from '../metrics.js';
+import { trace, tracing } from './trace.js';
+import { listenFailed } from './util.js';
+
+/** What {@link listenServing} serves. */
+export interface ListenOptions {
+  args: UpArgs;
+  endpoints: Record<string, McpHttpHost>;
+  /** Stopped when the MCP port cannot be bound: the upstreams were already starting. */
+  supervisor: Supervisor;
+  metrics: Metrics | undefined;
+  /** `--metrics-addr` parsed (checked before anything started). */
+  metricsAt: [host: string, port: number] | undefined;
+  logger: Logger;
+}
+
+/** The listening servers of `mcppipe up`. */
+export interface Listening {
+  app: McpFastify;
+  /** The bound address, e.g. `http://127.0.0.1:8808`. */
+  address: string;
+  metricsServer: { server: Server; address: AddressInfo } | undefined;
+}
+
+/**
+ * Serves the endpoints over HTTP on `--host`/`--port`, and the metrics on `--metrics-addr` (warning when that is
+ * beyond loopback).
+ *
+ * @param options - the flags, endpoints, supervisor, metrics (and where they are served) and logger
+ * @returns the app, its address and the metrics server
+ * @throws McpPipeError `MCPP_CLI_LISTEN_FAILED` naming the flag to change (the upstreams are stopped first)
+ */
+export async function listenServing(options: ListenOptions): Promise<Listening> {
+  const { args, metrics, metricsAt, logger } = options;
+  const app = await buildHttpServer({
+    host: args.host,
+    bodyLimit: args.bodyLimit,
+    allowedOrigins: args.allowedOrigins,
+    allowedHosts: args.allowedHosts,
+    endpoints: options.endpoints,
+  });
+  const address = await app.listen({ host: args.host, port: args.port }).catch(async (err: unknown) => {
+    await options.supervisor.stop(); // the upstreams were already starting: leave no child behind
+    throw listenFailed(err, { host: args.host, port: args.port, hint: '--port (or MCPPIPE_PORT)' });
+  });
+  trace('listening');
+  if (tracing) app.server.once('request', () => trace('first request'));
+  logger.info({ address }, 'listening');
+  const metricsServer =
+    metrics && metricsAt
+      ? await metrics.listen(...metricsAt).catch((err: unknown) => {
+          throw listenFailed(err, {
+            host: metricsAt[0],
+            port: metricsAt[1],
+            hint: '--metrics-addr HOST:PORT',
+          });
+        })
+      : undefined;
+  if (metricsAt && !isLoopback(metricsAt[0]))
+    logger.warn({ metricsAddr: args.metricsAddr }, 'metrics are served beyond loopback');
+  return { app, address, metricsServer };
+}

@@ -1,0 +1,94 @@
+import type { Server } from 'node:http';
+import type { Aggregator } from '@mcppipe/aggregator';
+import type { McpHttpHost } from '@mcppipe/http';
+import type { Supervisor } from '@mcppipe/supervisor';
+import type { McpFastify } from '../httpServer.js';
+import type { Logger } from 'pino';
+
+/** What the graceful shutdown closes once the serving side is up. */
+export interface Serving {
+  app: McpFastify;
+  endpoints: Record<string, McpHttpHost>;
+  aggregator: Aggregator;
+  metricsServer: { server: Server } | undefined;
+  closeHub: (() => Promise<void>) | undefined;
+}
+
+/** Longest a stop may take before the process exits anyway (a stuck child or connection cannot keep us alive). */
+const STOP_DEADLINE_MS = 15_000;
+/** Longest in-flight calls get to finish once no new connections are accepted. */
+const INFLIGHT_GRACE_MS = 3_000;
+
+/**
+ * SIGINT/SIGTERM handling of `mcppipe up`. A signal before the serving side is up stops the upstreams (their own
+ * process groups would outlive us); once {@link Shutdown.serving} was called, it is the graceful shutdown: no new
+ * connections, in-flight calls get up to 3 s, then sessions, hub, aggregator and upstreams close. Either way the
+ * process exits (0).
+ */
+export class Shutdown {
+  #stopping = false;
+  #serving: Serving | undefined;
+  readonly #supervisor: Supervisor;
+  readonly #logger: Logger;
+
+  /**
+   * @param supervisor - the upstreams to stop
+   * @param logger - the CLI's logger
+   */
+  constructor(supervisor: Supervisor, logger: Logger) {
+    this.#supervisor = supervisor;
+    this.#logger = logger;
+  }
+
+  /** Whether a signal came and the stop is under way. */
+  get stopping(): boolean {
+    return this.#stopping;
+  }
+
+  /** Installs the SIGINT/SIGTERM handlers (once each). */
+  install(): void {
+    const onSignal = (signal: string) => {
+      if (this.#stopping) return;
+      this.#stopping = true;
+      setTimeout(() => process.exit(1), STOP_DEADLINE_MS).unref();
+      void (this.#serving ? this.#graceful(signal, this.#serving) : this.#early());
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+
+  /**
+   * From now on a signal stops gracefully.
+   *
+   * @param serving - the listening server, its endpoints and what they use
+   */
+  serving(serving: Serving): void {
+    this.#serving = serving;
+  }
+
+  async #early(): Promise<void> {
+    await this.#supervisor.stop().catch(() => {});
+    process.exit(0);
+  }
+
+  async #graceful(signal: string, s: Serving): Promise<void> {
+    const logger = this.#logger;
+    try {
+      logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
+      const closing = s.app.close(); // stops accepting; resolves once every connection has ended
+      for (let waited = 0; s.app.inflight() > 0 && waited < INFLIGHT_GRACE_MS; waited += 50)
+        await new Promise((r) => setTimeout(r, 50));
+      await Promise.allSettled(Object.values(s.endpoints).map((h) => h.close())); // ends sessions and their SSE streams
+      s.app.server.closeAllConnections();
+      await closing.catch(() => {});
+      s.metricsServer?.server.close();
+      await s.closeHub?.().catch(() => {});
+      await s.aggregator.close().catch(() => {});
+      await this.#supervisor.stop();
+      logger.info({}, 'stopped');
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    } finally {
+      process.exit(0);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import type { Aggregator } from '@mcppipe/aggregator';
+import type { UpstreamRegistry } from '@mcppipe/supervisor';
+import { printReady, printTable, warmLists } from './report.js';
+import { trace } from './trace.js';
+
+/**
+ * Longest the startup table waits for every upstream's first attempt, in ms (the URL is printed with it); when a slow
+ * upstream was still `connecting` then, the table is printed again once every first attempt has ended.
+ * `MCPPIPE_TABLE_WAIT_MS` overrides it (internal: tests use it so as not to wait 10 s).
+ */
+function tableWaitMs(env: NodeJS.ProcessEnv): number {
+  const raw = env['MCPPIPE_TABLE_WAIT_MS'];
+  const n = raw === undefined || raw === '' ? NaN : Number(raw);
+  return Number.isSafeInteger(n) && n >= 0 ? n : 10_000;
+}
+
+/** What {@link printStartup} reports on. */
+export interface StartupReport {
+  registry: UpstreamRegistry;
+  aggregator: Aggregator;
+  /** Settles once every upstream's first attempt has ended. */
+  upstreamsStarted: Promise<unknown>;
+  /** When the upstreams started (epoch ms). */
+  startedAt: number;
+  /** The `/mcp` URL, and what else to print with it. */
+  ready: { url: string } & Parameters<typeof printReady>[1];
+  /** Whether a signal came (then nothing more is printed). */
+  stopping: () => boolean;
+}
+
+/**
+ * Prints the startup table and the URL once every upstream's first attempt has ended, or after the table wait
+ * (a slow upstream, e.g. a first `npx` download, joins later with a `list_changed`); in that case the table is
+ * printed again once the last one has settled (issue 13.5).
+ *
+ * @param r - the registry, aggregator, start promise and time, the URL line's parts and the stop check
+ */
+export async function printStartup(r: StartupReport): Promise<void> {
+  const { url, ...extra } = r.ready;
+  let waited: ReturnType<typeof setTimeout> | undefined;
+  let settled = false;
+  const allSettled = r.upstreamsStarted.then(() => (settled = true));
+  await Promise.race([
+    allSettled,
+    new Promise<void>((resolve) => (waited = setTimeout(resolve, tableWaitMs(process.env)))),
+  ]);
+  clearTimeout(waited);
+  trace('upstreams started');
+  if (r.stopping()) return;
+  await warmLists(r.aggregator);
+  trace('lists warmed');
+  if (r.stopping()) return;
+  printTable(r.registry, r.aggregator, { startedAt: r.startedAt });
+  printReady(url, extra);
+  if (settled) return;
+  await allSettled;
+  if (r.stopping()) return;
+  await warmLists(r.aggregator);
+  if (r.stopping()) return;
+  printTable(r.registry, r.aggregator, { startedAt: r.startedAt, title: 'every upstream has settled' });
+}

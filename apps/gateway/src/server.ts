@@ -20,7 +20,7 @@ import { DEFAULT_SHUTDOWN_GRACE_MS } from './defaults.js';
 import { createLogger } from './logger.js';
 import { oauthRoutes } from './oauth/index.js';
 import { loopbackOrigins } from './pipeline/loopbackAliases.js';
-import { isLoopbackHost } from './pipeline/origin.js';
+import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
 import { applyConfigChange } from './reload.js';
 

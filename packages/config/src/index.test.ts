@@ -16,6 +16,7 @@ describe('@mcppipe/config surface', () => {
       'diffLayouts',
       'expandUpstream',
       'expandVariables',
+      'fieldExpander',
       'formatCliSource',
       'layoutFromDetected',
       'loadMcpJson',

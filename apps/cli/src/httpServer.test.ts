@@ -42,7 +42,7 @@ describe('loopback Host and Origin validation (DNS-rebinding protection)', () =>
   it('lets loopback hosts and origins through, repeatedly (memoized) and with ports', async () => {
     const a = await app();
     for (let i = 0; i < 3; i++) {
-      for (const host of ['127.0.0.1:8808', 'localhost:8808', 'localhost', '[::1]:8808']) {
+      for (const host of ['127.0.0.1:8808', 'localhost:8808', 'localhost', '[::1]:8808', '127.0.0.2:8808']) {
         expect((await post(a, { host })).statusCode).toBe(200);
       }
       expect((await post(a, { host: '127.0.0.1:8808', origin: 'http://localhost:5173' })).statusCode).toBe(

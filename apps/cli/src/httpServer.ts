@@ -2,9 +2,11 @@ import cors from '@fastify/cors';
 import {
   HTTP_TIMEOUTS,
   MAX_JSON_DEPTH,
+  createHostOriginPolicy,
   depthMessage,
   drainRefusedBody,
   exceedsDepth,
+  isLoopbackHost,
   serverTimeoutOptions,
 } from '@mcppipe/http';
 import type { HttpTimeouts, McpHttpHost } from '@mcppipe/http';
@@ -41,35 +43,13 @@ const refusal = (statusCode: number, rpcCode: number, message: string): BodyRefu
 /** The Fastify app plus the number of MCP POST requests in flight (for a graceful drain). */
 export type McpFastify = FastifyInstance & { inflight(): number };
 
-const loopbackNames = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-/** Whether a bind address is a loopback address. */
-export function isLoopback(host: string): boolean {
-  return loopbackNames.has(host) || host.startsWith('127.');
-}
-
-function hostnameOf(value: string): string | undefined {
-  try {
-    return new URL(value.includes('://') ? value : `http://${value}`).hostname;
-  } catch {
-    return undefined;
-  }
-}
-
-/** A bounded memo of a pure string function (Host and Origin values repeat on every request of a client). */
-function memoized(
-  fn: (value: string) => string | undefined,
-  max = 256,
-): (value: string) => string | undefined {
-  const cache = new Map<string, string | undefined>();
-  return (value) => {
-    if (cache.has(value)) return cache.get(value);
-    const result = fn(value);
-    if (cache.size >= max) cache.clear();
-    cache.set(value, result);
-    return result;
-  };
-}
+/**
+ * Whether a bind address is a loopback address: `@mcppipe/http`'s one loopback rule (`isLoopbackHost`).
+ *
+ * @param host - the bind address
+ * @returns true for `localhost`, `::1` or an address of 127.0.0.0/8
+ */
+export const isLoopback: (host: string) => boolean = isLoopbackHost;
 
 function rpcError(code: number, message: string) {
   return { jsonrpc: '2.0', error: { code, message }, id: null };
@@ -95,36 +75,30 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpFa
     onConstructorPoisoning: 'error',
     logger: false,
   });
-  const allowedOrigins = new Set(options.allowedOrigins ?? []);
-  const allowedHosts = new Set([...loopbackNames, ...(options.allowedHosts ?? [])]);
-  const loopback = isLoopback(options.host);
+  // Host/Origin verdicts remembered per header value (`@mcppipe/http`); loopback origins are always allowed.
+  const policy = createHostOriginPolicy({
+    allowedHosts: options.allowedHosts,
+    allowedOrigins: options.allowedOrigins,
+    loopbackOrigins: true,
+  });
 
-  if (loopback) {
-    // A callback hook (no promise per request) over memoized hostname parsing: the same decisions as before.
-    const hostnames = memoized(hostnameOf);
+  if (isLoopbackHost(options.host)) {
+    // A callback hook (no promise per request) over remembered verdicts.
     app.addHook('onRequest', (req, reply, done) => {
-      const host = hostnames(req.headers.host ?? '');
-      if (!host || !allowedHosts.has(host)) {
+      if (!policy.host(req.headers.host ?? '')) {
         reply.code(403).send(rpcError(-32000, `Forbidden: Host "${req.headers.host ?? ''}" is not allowed`));
         return;
       }
       const origin = req.headers.origin;
-      if (origin && !allowedOrigins.has('*') && !allowedOrigins.has(origin)) {
-        const o = hostnames(origin);
-        if (!o || !loopbackNames.has(o)) {
-          reply.code(403).send(rpcError(-32000, `Forbidden: Origin "${origin}" is not allowed`));
-          return;
-        }
+      if (origin && !policy.origin(origin)) {
+        reply.code(403).send(rpcError(-32000, `Forbidden: Origin "${origin}" is not allowed`));
+        return;
       }
       done();
     });
   }
   await app.register(cors, {
-    origin: (origin, cb) => {
-      if (!origin || allowedOrigins.has('*') || allowedOrigins.has(origin)) return cb(null, true);
-      const o = hostnameOf(origin);
-      cb(null, o !== undefined && loopbackNames.has(o));
-    },
+    origin: (origin, cb) => cb(null, !origin || policy.origin(origin)),
     methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
     allowedHeaders: [
       'content-type',

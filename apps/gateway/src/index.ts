@@ -20,6 +20,6 @@ export type {
   PipelineStage,
   RateLimitOptions,
   TimeoutOptions,
-  TokenCheck,
   TokenVerifier,
 } from './types.js';
+export type { TokenCheck } from '@mcppipe/oauth';

@@ -6,7 +6,7 @@
  */
 import { McpPipeError } from '@mcppipe/errors';
 import { parseBytes, parseCount, parseOrigins, parseTrustedProxies, usage } from './flagParsers.js';
-import { isLoopbackHost } from './pipeline/origin.js';
+import { isLoopbackHost } from '@mcppipe/http';
 import { canonicalPublicUrl } from './resolve.js';
 
 /** Everything `startGateway` needs to run the process. */

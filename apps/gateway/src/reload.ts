@@ -46,8 +46,8 @@ export async function applyConfigChange(
   };
   await Promise.all(removed.map((u) => target.remove(u.name).catch(report('remove', u.name))));
   await Promise.all([
-    ...changed.map((c) => target.replace(c.next as UpstreamSpec).catch(report('replace', c.name))),
-    ...added.map((u) => target.add(u as UpstreamSpec).catch(report('add', u.name))),
+    ...changed.map((c) => target.replace(c.next).catch(report('replace', c.name))),
+    ...added.map((u) => target.add(u).catch(report('add', u.name))),
   ]);
   logger.info({ servers: change.next.upstreams.length }, 'config reloaded');
 }

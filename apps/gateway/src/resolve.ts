@@ -7,7 +7,7 @@
 import { McpPipeError } from '@mcppipe/errors';
 import * as d from './defaults.js';
 import { createBaseUrlOf } from './pipeline/loopbackAliases.js';
-import { isLoopbackHost } from './pipeline/origin.js';
+import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayDeps, Logger } from './types.js';
 
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -12,7 +12,6 @@ import { loadMcpJson, watchConfig } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
 import { createOAuthProvider } from '@mcppipe/oauth';
 import { Supervisor } from '@mcppipe/supervisor';
-import type { UpstreamSpec } from '@mcppipe/supervisor';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
@@ -20,7 +19,7 @@ import { DEFAULT_SHUTDOWN_GRACE_MS } from './defaults.js';
 import { createLogger } from './logger.js';
 import { oauthRoutes } from './oauth/index.js';
 import { loopbackOrigins } from './pipeline/loopbackAliases.js';
-import { isLoopbackHost } from './pipeline/origin.js';
+import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
 import { applyConfigChange } from './reload.js';
 
@@ -55,7 +54,7 @@ export async function startGateway(
   const aliases = options.loopbackAliases === true && isLoopbackHost(options.host);
   const bases = aliases ? loopbackOrigins(publicUrl) : [publicUrl];
   const supervisor = new Supervisor({
-    upstreams: layout.upstreams as UpstreamSpec[],
+    upstreams: layout.upstreams,
     policy: gatewayPolicy(),
     logger,
   });

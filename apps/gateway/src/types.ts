@@ -4,8 +4,9 @@
  *
  * @module
  */
+import type { BearerVerifier } from '@mcppipe/oauth';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
-import type { AuthInfo, McpServerFactory } from '@modelcontextprotocol/server';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync } from 'fastify';
 
 /** A pino-compatible logger: `logger.warn({ upstream }, 'message')`. */
@@ -17,21 +18,10 @@ export interface Logger {
 }
 
 /**
- * Verifies a bearer access token for one resource (the `@mcppipe/oauth` provider implements it).
- * Resolves to the SDK's `AuthInfo` (with `resource` set to the token's audience) or throws
- * (`McpPipeError` `MCPP_OAUTH_INVALID_TOKEN`); it must not touch disk or bcrypt.
+ * Checks a bearer access token for one resource: `@mcppipe/oauth`'s `BearerVerifier` (the provider's
+ * `checkAccessToken`: signature, claims, audience, expiry, revocation). It must not touch disk or bcrypt (G6).
  */
-export interface TokenVerifier {
-  verifyAccessToken(token: string, expectedResource: string): Promise<AuthInfo>;
-  /**
-   * Optional: the same checks answering a refusal as `{ ok: false, reason }` instead of throwing, so a
-   * rejected token costs no error object. Used instead of `verifyAccessToken` when present.
-   */
-  checkAccessToken?(token: string, expectedResource: string): Promise<TokenCheck>;
-}
-
-/** The outcome of {@link TokenVerifier.checkAccessToken}; `reason` is for logs, never sent to clients. */
-export type TokenCheck = { ok: true; authInfo: AuthInfo } | { ok: false; reason: string };
+export type TokenVerifier = BearerVerifier;
 
 /** Something that builds one MCP server per request: the hub (`/hub`) or the aggregator (`/mcp`). */
 export interface McpEndpoint {

@@ -46,8 +46,34 @@ export function expandVariables(text: string, env: VariableSource): string {
   });
 }
 
+/**
+ * An expander for the fields of one upstream: `expand(value, field)` is {@link expandVariables}, with errors
+ * prefixed `<upstream>.<field>: ` and `{ upstream, field }` added to their data. The supervisor's stdio launcher
+ * uses it for the words of a split command line.
+ *
+ * @param upstream - the upstream name
+ * @param env - where variables come from
+ * @returns `(value, field) => expanded`, e.g. `expand('${TOKEN}', 'env.TOKEN')`
+ * @throws McpPipeError `MCPP_CFG_UNSET_VARIABLE` (from the returned function) with `data: { variable, upstream, field }`
+ */
+export function fieldExpander(
+  upstream: string,
+  env: VariableSource,
+): (value: string, field: string) => string {
+  return (value, field) => {
+    try {
+      return expandVariables(value, env);
+    } catch (err) {
+      const variable = (err as McpPipeError<'MCPP_CFG_UNSET_VARIABLE', { variable: string }>).data?.variable;
+      throw new McpPipeError('MCPP_CFG_UNSET_VARIABLE', `${upstream}.${field}: ${(err as Error).message}`, {
+        data: { variable, upstream, field },
+      });
+    }
+  };
+}
+
 function expandMap(
-  map: Record<string, string> | undefined,
+  map: Readonly<Record<string, string>> | undefined,
   expand: (value: string, field: string) => string,
   field: string,
 ): Record<string, string> | undefined {
@@ -56,34 +82,23 @@ function expandMap(
 }
 
 /**
- * Expands every string of an upstream that may hold references: `command`, `args`, `env` values and
- * `cwd` (stdio); `url` and `headers` values (HTTP). Names, keys and other fields are kept.
+ * Expands every string of an upstream that may hold references: `url` and `headers` values (HTTP); `command` and
+ * `args`, `env` values and `cwd` (stdio). A stdio `command` without `args` is a whole command line: it is kept raw
+ * here and expanded word by word after shell-words splitting (by the supervisor's stdio launcher, with
+ * {@link fieldExpander}), so a value with spaces stays one argument. Names, keys and other fields are kept.
  *
  * @param upstream - an upstream with raw strings
  * @param env - where variables come from, e.g. `process.env`
  * @returns a new upstream with expanded strings
  * @throws McpPipeError `MCPP_CFG_UNSET_VARIABLE`: `github.headers.Authorization: ${GITHUB_TOKEN} is not set; …`
  *   with `data: { variable, upstream, field }`
- * @example Expanding before a spawn
+ * @example Expanding before a connect
  * ```ts
  * const spec = expandUpstream(layout.upstreams[0], process.env);
  * ```
  */
 export function expandUpstream<U extends UpstreamConfig>(upstream: U, env: VariableSource): U {
-  const expand = (value: string, field: string): string => {
-    try {
-      return expandVariables(value, env);
-    } catch (err) {
-      const variable = (err as McpPipeError<'MCPP_CFG_UNSET_VARIABLE', { variable: string }>).data?.variable;
-      throw new McpPipeError(
-        'MCPP_CFG_UNSET_VARIABLE',
-        `${upstream.name}.${field}: ${(err as Error).message}`,
-        {
-          data: { variable, upstream: upstream.name, field },
-        },
-      );
-    }
-  };
+  const expand = fieldExpander(upstream.name, env);
   if (upstream.transport === 'http') {
     const headers = expandMap(upstream.headers, expand, 'headers');
     return { ...upstream, url: expand(upstream.url, 'url'), ...(headers && { headers }) };
@@ -91,8 +106,10 @@ export function expandUpstream<U extends UpstreamConfig>(upstream: U, env: Varia
   const env2 = expandMap(upstream.env, expand, 'env');
   return {
     ...upstream,
-    command: expand(upstream.command, 'command'),
-    ...(upstream.args && { args: upstream.args.map((a, i) => expand(a, `args[${i}]`)) }),
+    ...(upstream.args && {
+      command: expand(upstream.command, 'command'),
+      args: upstream.args.map((a, i) => expand(a, `args[${i}]`)),
+    }),
     ...(env2 && { env: env2 }),
     ...(upstream.cwd !== undefined && { cwd: expand(upstream.cwd, 'cwd') }),
   };

@@ -17,6 +17,7 @@ describe('@mcppipe/config surface', () => {
       'diffLayouts',
       'expandUpstream',
       'expandVariables',
+      'fieldExpander',
       'formatCliSource',
       'layoutFromDetected',
       'loadMcpJson',

@@ -25,7 +25,7 @@ export type { CliSource, CliSourceFlags, CliSources } from './cliSources.js';
 export { loadUpstreamsFile, parseUpstreamsToml, validateUpstreamsToml } from './upstreamsFile.js';
 export { loadMcpJson, parseMcpJson, validateMcpJson } from './mcpJson.js';
 export type { McpServerType } from './mcpJson.js';
-export { expandUpstream, expandVariables } from './expand.js';
+export { expandUpstream, expandVariables, fieldExpander } from './expand.js';
 export type { VariableSource } from './expand.js';
 export { clientConfigFiles, clientNames } from './clientPaths.js';
 export type { ClientConfigFile, ClientId, ClientLocationOptions, ServerListKey } from './clientPaths.js';

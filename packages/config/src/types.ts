@@ -1,7 +1,7 @@
 /**
- * The shapes `@mcppipe/config` produces. `UpstreamConfig` is structurally identical to the supervisor's
- * `UpstreamSpec` (config does not depend on the supervisor: STYLE.md §1 dependency direction), so a
- * layout's upstreams can be handed to the supervisor as they are.
+ * The shapes `@mcppipe/config` produces. `UpstreamConfig` is the one upstream type: the supervisor's
+ * `UpstreamSpec` is this type (config ← supervisor, STYLE.md §1 dependency direction), so a layout's upstreams
+ * are handed to the supervisor as they are.
  *
  * @module
  */
@@ -48,7 +48,7 @@ export interface HttpUpstreamConfig extends UpstreamConfigBase {
   headers?: Record<string, string>;
 }
 
-/** One upstream's configuration, structurally identical to `@mcppipe/supervisor`'s `UpstreamSpec`. */
+/** One upstream's configuration; `@mcppipe/supervisor`'s `UpstreamSpec` is this type. */
 export type UpstreamConfig = StdioUpstreamConfig | HttpUpstreamConfig;
 
 /**

@@ -28,3 +28,5 @@ export {
   drainRefusedBody,
 } from './limits.js';
 export type { HttpTimeouts } from './limits.js';
+export { createHostOriginPolicy, isLoopbackHost } from './loopback.js';
+export type { HostOriginPolicy, HostOriginPolicyOptions } from './loopback.js';

@@ -96,6 +96,9 @@ function decodeSegment(segment: string): Record<string, unknown> | undefined {
   }
 }
 
+/** The refusal reason of a token issued for another resource (`TokenCheck`; `authenticateBearer` maps it). */
+export const AUDIENCE_REFUSED = 'unexpected aud';
+
 /**
  * The checks that can refuse a token without its signature, cheapest first: length, compact-JWS shape,
  * then the unverified header (`alg` EdDSA, `kid` the local key's) and payload (`iss`, a single `aud` equal
@@ -122,7 +125,7 @@ export function precheckAccessToken(
   const payload = decodeSegment(token.slice(dot + 1, token.indexOf('.', dot + 1)));
   if (payload === undefined) return 'malformed token';
   if (payload['iss'] !== options.issuer) return 'unexpected iss';
-  if (payload['aud'] !== options.audience) return 'unexpected aud';
+  if (payload['aud'] !== options.audience) return AUDIENCE_REFUSED;
   const nowSec = Math.floor(options.nowMs / 1000);
   const exp = payload['exp'];
   if (typeof exp !== 'number' || exp <= nowSec - ACCESS_TOKEN_SKEW_SEC) return 'expired';

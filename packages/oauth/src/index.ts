@@ -9,8 +9,15 @@ export { createOAuthProvider } from './provider.js';
 export type { OAuthEndpoints, OAuthProvider } from './provider.js';
 export type { OAuthProviderOptions } from './options.js';
 export type { AuthInfo } from './accessToken.js';
-export type { BearerResult, TokenCheck } from './verify.js';
-export { bearerChallenge } from './verify.js';
+export type {
+  BearerRefusal,
+  BearerResult,
+  BearerTarget,
+  BearerTargetOptions,
+  BearerVerifier,
+  TokenCheck,
+} from './verify.js';
+export { authenticateBearer, bearerChallenge, bearerTarget } from './verify.js';
 export { hashPassword } from './password.js';
 export { authorizationServerMetadata, protectedResourceMetadata, OAUTH_PATHS } from './metadata.js';
 export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from './metadata.js';

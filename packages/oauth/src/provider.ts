@@ -40,10 +40,12 @@ import {
 } from './defaults.js';
 import {
   authenticateBearer,
+  bearerTarget,
   checkAccessToken,
   createVerifierState,
   verifyAccessToken,
   type BearerResult,
+  type BearerTarget,
   type TokenCheck,
 } from './verify.js';
 
@@ -80,8 +82,16 @@ export interface OAuthProvider extends AsyncDisposable {
    * instead of throwing (no error object is built on the rejection path). `reason` is for logs only.
    */
   checkAccessToken(token: string, expectedResource: string): Promise<TokenCheck>;
-  /** Reads `Authorization: Bearer`, verifies it for the resource, and gives the 401 challenge on failure. */
-  authenticateBearer(authorization: string | undefined, resourceUrl: string): Promise<BearerResult>;
+  /**
+   * The one bearer check (`authenticateBearer` with this provider's `checkAccessToken`): reads `Authorization:
+   * Bearer`, checks the token for the resource, and gives the 401 challenge on failure. Pass a `bearerTarget`
+   * built once per resource (a hot path does), or a resource URL (its challenges then name `scope="mcp"` and carry
+   * no `error_description`; built per call).
+   */
+  authenticateBearer(
+    authorization: string | undefined,
+    resource: string | BearerTarget,
+  ): Promise<BearerResult>;
   authorizationServerMetadata(): AuthorizationServerMetadata;
   /** The RFC 9728 metadata of a resource, or undefined when it is not one of the gateway's resources. */
   protectedResourceMetadata(resourceUrl: string): ProtectedResourceMetadata | undefined;
@@ -218,12 +228,22 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
     clearInterval(timer);
     await store.flush();
   };
+  const checker = {
+    checkAccessToken: (token: string, expectedResource: string) =>
+      checkAccessToken(verifier, token, expectedResource),
+  };
   return {
     issuer,
     verifyAccessToken: (token, expectedResource) => verifyAccessToken(verifier, token, expectedResource),
-    checkAccessToken: (token, expectedResource) => checkAccessToken(verifier, token, expectedResource),
-    authenticateBearer: (authorization, resourceUrl) =>
-      authenticateBearer(verifier, authorization, resourceUrl),
+    checkAccessToken: checker.checkAccessToken,
+    authenticateBearer: (authorization, resource) =>
+      authenticateBearer(
+        checker,
+        authorization,
+        typeof resource === 'string'
+          ? bearerTarget(resource, undefined, { scope: 'mcp', descriptions: false })
+          : resource,
+      ),
     authorizationServerMetadata: () => authorizationServerMetadata(issuer),
     protectedResourceMetadata: prm,
     jwks: () => ({ keys: [key.publicJwk] }),

@@ -1,3 +1,4 @@
+import { authenticateBearer, bearerTarget } from './verify.js';
 import { createPublicKey, createSecretKey, generateKeyPairSync } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -131,6 +132,51 @@ describe('B1 forged and malformed access tokens', () => {
     expect(bad.ok || bad.wwwAuthenticate).toBe(
       `Bearer error="invalid_token", resource_metadata="${ISSUER}/.well-known/oauth-protected-resource/servers/x/mcp", scope="mcp"`,
     );
+  });
+});
+
+describe('the one bearer check: authenticateBearer with a bearerTarget', () => {
+  it('refuses missing, malformed, foreign-audience and bad tokens with precomputed challenges, once per token', async () => {
+    const h = await h0();
+    const hub = await tokensFor(h);
+    const target = bearerTarget(SERVER_X);
+    const prm = `${ISSUER}/.well-known/oauth-protected-resource/servers/x/mcp`;
+    let checks = 0;
+    const verifier = {
+      checkAccessToken: (token: string, resource: string) => (
+        checks++,
+        h.provider.checkAccessToken(token, resource)
+      ),
+    };
+    const missing = await authenticateBearer(verifier, undefined, target);
+    expect(missing).toMatchObject({
+      ok: false,
+      status: 401,
+      refusal: 'missing',
+      wwwAuthenticate: `Bearer resource_metadata="${prm}"`,
+    });
+    const malformed = await authenticateBearer(verifier, 'Basic abc', target);
+    expect(malformed).toMatchObject({ ok: false, refusal: 'malformed', error: 'invalid_token' });
+    expect(checks).toBe(0);
+    const foreign = await authenticateBearer(verifier, `Bearer ${hub.access}`, target);
+    expect(foreign).toMatchObject({
+      ok: false,
+      refusal: 'audience',
+      reason: 'unexpected aud',
+      wwwAuthenticate: `Bearer error="invalid_token", error_description="The access token was not issued for this resource", resource_metadata="${prm}"`,
+    });
+    const bad = await authenticateBearer(verifier, 'Bearer abc', target);
+    expect(bad).toMatchObject({
+      ok: false,
+      refusal: 'invalid',
+      body: JSON.stringify({
+        error: 'invalid_token',
+        error_description: 'The access token is invalid or expired',
+      }),
+    });
+    expect(checks).toBe(2);
+    const ok = await authenticateBearer(verifier, `bearer ${hub.access}`, bearerTarget(HUB));
+    expect(ok.ok && ok.authInfo.clientId).toBe(hub.clientId);
   });
 });
 

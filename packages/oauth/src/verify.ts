@@ -1,4 +1,5 @@
 import {
+  AUDIENCE_REFUSED,
   checkAccessTokenSignature,
   type AuthInfo,
   type VerifiedClaims,
@@ -86,7 +87,7 @@ export async function checkAccessToken(
   if (cache.enabled && token.length <= MAX_ACCESS_TOKEN_LENGTH && CACHEABLE.test(token)) {
     key = cache.keyOf(token);
     claims = cache.get(key, nowMs);
-    if (claims !== undefined && claims.audience !== audience) return { ok: false, reason: 'unexpected aud' };
+    if (claims !== undefined && claims.audience !== audience) return { ok: false, reason: AUDIENCE_REFUSED };
   }
   if (claims === undefined) {
     const result = await state.checkSignature(ctx.key, token, { issuer: ctx.issuer, audience, nowMs });
@@ -132,10 +133,66 @@ export async function verifyAccessToken(
   return result.authInfo;
 }
 
-/** The outcome of {@link authenticateBearer}. */
-export type BearerResult =
-  | { ok: true; authInfo: AuthInfo }
-  | { ok: false; status: 401; wwwAuthenticate: string; error?: 'invalid_token' };
+/** Checks a bearer token for one resource: an `OAuthProvider` (its `checkAccessToken`) or a test double. */
+export interface BearerVerifier {
+  /**
+   * The one token check ({@link checkAccessToken}): signature, claims, audience `expectedResource`, revocation.
+   *
+   * @param token - the bearer token
+   * @param expectedResource - the resource URL the request was made to
+   */
+  checkAccessToken(token: string, expectedResource: string): Promise<TokenCheck>;
+}
+
+/**
+ * Why {@link authenticateBearer} refused a request: no `Authorization` header, one that is not
+ * `Bearer <b64token>`, a token issued for another resource (`aud`), or any other refusal of the token.
+ */
+export type BearerRefusal = 'missing' | 'malformed' | 'audience' | 'invalid';
+
+/** The `error_description` of each refusal sent with a token (fixed texts: no internals reach the client). */
+const REFUSALS = {
+  malformed: 'Malformed Authorization header',
+  invalid: 'The access token is invalid or expired',
+  audience: 'The access token was not issued for this resource',
+} as const;
+
+/**
+ * One protected resource with everything its 401 answers need, computed once by {@link bearerTarget} (not per
+ * request): the `WWW-Authenticate` value and JSON body of each {@link BearerRefusal}.
+ */
+export interface BearerTarget {
+  /** The resource URL: the audience a token must have (compared in its canonical form). */
+  readonly resource: string;
+  /** Its RFC 9728 metadata URL, named in every challenge. */
+  readonly metadataUrl: string;
+  /** Header value and serialized JSON body per refusal. */
+  readonly refusals: Readonly<Record<BearerRefusal, { readonly header: string; readonly body: string }>>;
+}
+
+/** Options of {@link bearerTarget}. */
+export interface BearerTargetOptions {
+  /** A `scope` to name in challenges (e.g. `mcp`). Default: none. */
+  scope?: string;
+  /** Whether refusals of a sent token carry an `error_description`. Default true. */
+  descriptions?: boolean;
+}
+
+/** The parts of a challenge besides `resource_metadata`. */
+interface ChallengeParts {
+  error?: 'invalid_token';
+  description?: string | undefined;
+  scope?: string | undefined;
+}
+
+function challenge(metadataUrl: string, { error, description, scope }: ChallengeParts): string {
+  const parts = [`resource_metadata="${metadataUrl}"`];
+  if (description !== undefined)
+    parts.unshift(`error_description="${description.replace(/["\\\r\n]/g, ' ')}"`);
+  if (error !== undefined) parts.unshift(`error="${error}"`);
+  if (scope !== undefined) parts.push(`scope="${scope}"`);
+  return `Bearer ${parts.join(', ')}`;
+}
 
 /**
  * Builds a `WWW-Authenticate: Bearer` challenge (RFC 6750 §3, RFC 9728 §5.1) naming the resource's metadata.
@@ -150,37 +207,111 @@ export type BearerResult =
  * ```
  */
 export function bearerChallenge(resourceUrl: string, error?: 'invalid_token'): string {
-  const parts = [`resource_metadata="${protectedResourceMetadataUrl(resourceUrl)}"`, 'scope="mcp"'];
-  if (error) parts.unshift(`error="${error}"`);
-  return `Bearer ${parts.join(', ')}`;
+  return challenge(protectedResourceMetadataUrl(resourceUrl), { ...(error && { error }), scope: 'mcp' });
 }
 
 /**
- * The pipeline step "bearer verification + resource check" (G5): reads `Authorization: Bearer …` only
- * (never `?access_token=`), verifies it for `resourceUrl`, and on failure gives the 401 challenge to send:
- * without `error` when no bearer token was sent, with `error="invalid_token"` otherwise.
+ * Precomputes a {@link BearerTarget}: the challenges (RFC 6750 §3: without `error` when no token was sent,
+ * `error="invalid_token"` otherwise) and JSON bodies (`invalid_request` / `invalid_token`) of every refusal.
  *
- * @param state - the provider's verification state (and context)
- * @param authorization - the `Authorization` header
- * @param resourceUrl - the endpoint's resource URL
- * @returns the auth info, or the 401 to answer with
+ * @param resourceUrl - the endpoint's resource URL, e.g. `https://gw.example/hub` or a tunnel's public `/mcp` URL
+ * @param metadataUrl - its RFC 9728 metadata URL; default the path-inserted one of `resourceUrl`
+ * @param options - a `scope` to name, and whether to send `error_description`
+ * @returns the target, to build once per resource and pass to {@link authenticateBearer} on every request
  */
-export async function authenticateBearer(
-  state: VerifierState,
-  authorization: string | undefined,
+export function bearerTarget(
   resourceUrl: string,
-): Promise<BearerResult> {
-  if (!authorization || !/^bearer(?: |$)/i.test(authorization)) {
-    return { ok: false, status: 401, wwwAuthenticate: bearerChallenge(resourceUrl) };
-  }
-  const token = authorization.slice(6).trim();
-  const result = await checkAccessToken(state, token, resourceUrl);
-  if (result.ok) return { ok: true, authInfo: result.authInfo };
-  state.ctx.logger.debug({ reason: result.reason }, 'refused an access token');
+  metadataUrl: string = protectedResourceMetadataUrl(resourceUrl),
+  options: BearerTargetOptions = {},
+): BearerTarget {
+  const describe = options.descriptions ?? true;
+  const refusal = (description?: string) => ({
+    header:
+      description === undefined
+        ? challenge(metadataUrl, { scope: options.scope })
+        : challenge(metadataUrl, {
+            error: 'invalid_token',
+            description: describe ? description : undefined,
+            scope: options.scope,
+          }),
+    body: JSON.stringify(
+      description === undefined
+        ? {
+            error: 'invalid_request',
+            error_description: 'Authorization required: send a Bearer access token',
+          }
+        : { error: 'invalid_token', error_description: description },
+    ),
+  });
+  return {
+    resource: resourceUrl,
+    metadataUrl,
+    refusals: {
+      missing: refusal(),
+      malformed: refusal(REFUSALS.malformed),
+      invalid: refusal(REFUSALS.invalid),
+      audience: refusal(REFUSALS.audience),
+    },
+  };
+}
+
+/** The outcome of {@link authenticateBearer}: the auth info, or the refusal and the 401 to answer with. */
+export type BearerResult =
+  | { ok: true; authInfo: AuthInfo }
+  | {
+      ok: false;
+      status: 401;
+      /** Why the request was refused. */
+      refusal: BearerRefusal;
+      /** The `WWW-Authenticate` value. */
+      wwwAuthenticate: string;
+      /** The serialized JSON body (`{ error, error_description }`). */
+      body: string;
+      /** Set when a token was sent. */
+      error?: 'invalid_token';
+      /** The check's reason, for logs only (never sent to clients). */
+      reason?: string;
+    };
+
+/** `Authorization: Bearer <token>` (RFC 6750 §2.1 `b64token`). */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+function refused(target: BearerTarget, refusal: BearerRefusal, reason?: string): BearerResult {
+  const { header, body } = target.refusals[refusal];
   return {
     ok: false,
     status: 401,
-    error: 'invalid_token',
-    wwwAuthenticate: bearerChallenge(resourceUrl, 'invalid_token'),
+    refusal,
+    wwwAuthenticate: header,
+    body,
+    ...(refusal !== 'missing' && { error: 'invalid_token' as const }),
+    ...(reason !== undefined && { reason }),
   };
+}
+
+/**
+ * The one bearer check (DESIGN.md G5 "bearer verification; resource (audience) check"), used by the gateway and by
+ * any host of a protected MCP endpoint: reads `Authorization: Bearer …` only (never `?access_token=`), then runs
+ * {@link checkAccessToken} once for `target.resource`: signature and claims (cached), audience, expiry (with the
+ * skew) and revocation, with no disk, no bcrypt and no network (G6). The expected resource is per call, so one
+ * verifier serves several resources: `/hub`, `/servers/<name>/mcp`, each loopback spelling of them, or a tunnel's
+ * public `/mcp` URL.
+ *
+ * @param verifier - the token check (an `OAuthProvider`)
+ * @param authorization - the `Authorization` header
+ * @param target - the resource, from {@link bearerTarget} (built once per resource)
+ * @returns the auth info, or the refusal with the 401 challenge and body to answer with (no token check was made
+ *   for `missing` and `malformed`)
+ */
+export async function authenticateBearer(
+  verifier: BearerVerifier,
+  authorization: string | undefined,
+  target: BearerTarget,
+): Promise<BearerResult> {
+  if (authorization === undefined) return refused(target, 'missing');
+  const match = BEARER.exec(authorization);
+  if (!match?.[1]) return refused(target, 'malformed');
+  const result = await verifier.checkAccessToken(match[1], target.resource);
+  if (result.ok) return result;
+  return refused(target, result.reason === AUDIENCE_REFUSED ? 'audience' : 'invalid', result.reason);
 }

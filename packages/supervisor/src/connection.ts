@@ -1,7 +1,7 @@
 import { McpPipeError } from '@mcppipe/errors';
 import type { ConnectOptions, McpSubscription, Transport } from '@modelcontextprotocol/client';
 import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
-import type { VariableSource } from './expand.js';
+import type { VariableSource } from '@mcppipe/config';
 import { describeError } from './errors.js';
 import type * as StdioModule from './stdio.js';
 import type { Logger, ProtocolPreference, UpstreamRequestHandler, UpstreamSpec } from './types.js';

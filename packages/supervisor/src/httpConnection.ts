@@ -4,7 +4,7 @@ import type { ConnectContext, Connection } from './connection.js';
 import { connectWithin, createClient, handshakeFacts, listenModern } from './connection.js';
 import { SSE_FALLBACK_STATUSES } from './defaults.js';
 import { describeError, httpStatus } from './errors.js';
-import { expandUpstreamSpec } from './expand.js';
+import { expandUpstream } from '@mcppipe/config';
 import type { ProtocolPreference } from './types.js';
 
 async function connectVia(
@@ -49,7 +49,7 @@ async function connectVia(
  */
 export async function openHttpConnection(ctx: ConnectContext, deadline: number): Promise<Connection> {
   if (ctx.spec.transport !== 'http') throw new TypeError('not an HTTP upstream');
-  const spec = expandUpstreamSpec(ctx.spec, ctx.vars);
+  const spec = expandUpstream(ctx.spec, ctx.vars);
   const url = new URL(spec.url);
   const requestInit: RequestInit = spec.headers ? { headers: spec.headers } : {};
   const common = {

@@ -7,8 +7,9 @@
  * @module
  */
 export { Supervisor } from './supervisor.js';
-export { expandUpstreamSpec, expandVariables } from './expand.js';
-export type { VariableSource } from './expand.js';
+// `${VAR}` expansion and the upstream type are `@mcppipe/config`'s, re-exported under the supervisor's names.
+export { expandUpstream as expandUpstreamSpec, expandVariables } from '@mcppipe/config';
+export type { VariableSource } from '@mcppipe/config';
 export { passthroughSchema } from './passthrough.js';
 export { redactSpec } from './redact.js';
 export { describeError, isSessionExpired, isTransportFailure } from './errors.js';

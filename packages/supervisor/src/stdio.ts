@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { VariableSource } from './expand.js';
+import type { VariableSource } from '@mcppipe/config';
 import { MARK_CHILD, MARK_ID, MARK_PID, MARK_START, selfStartTime } from './stdio/processTree.js';
 import type { StdioProcessOptions } from './stdio/transport.js';
 import { StdioProcessTransport } from './stdio/transport.js';

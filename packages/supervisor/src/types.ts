@@ -1,3 +1,4 @@
+import type { HttpUpstreamConfig, StdioUpstreamConfig, UpstreamConfig } from '@mcppipe/config';
 import type { McpPipeErrorCode } from '@mcppipe/errors';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Clock, LifecyclePolicy, Phase, Scheduler, StateChangedEvent } from '@mcppipe/upstream-state';
@@ -9,48 +10,18 @@ import type { spawn } from 'node:child_process';
  * so they can be tested with fakes and embedded in other hosts.
  */
 
-/** Which protocol era to speak to an upstream (DESIGN.md "The SDK line and the two protocol eras"). */
-export type ProtocolPreference = 'auto' | 'legacy' | 'modern';
+// The upstream type is `@mcppipe/config`'s (one declaration; config ← supervisor, STYLE.md §1). At spawn/connect
+// time the supervisor expands `${VAR}` in `url`, `headers` and `args`/`env`/`cwd` values (config's `expandUpstream`);
+// a stdio `env` is the child's own environment on top of the few it inherits (`HOME`, `LOGNAME`, `PATH`, `SHELL`,
+// `TERM`, `USER`; the SDK's `getDefaultEnvironment` set), nothing else is passed (SECURITY-REFERENCE §5 E8).
+export type { ProtocolPreference } from '@mcppipe/config';
 
-interface UpstreamSpecBase {
-  /** The upstream name (DESIGN.md A6, validated by `@mcppipe/namespace`). */
-  name: string;
-  /** Handshake timeout for one connection attempt, in ms. Default 60 000 (a cold `npx -y`). */
-  startTimeoutMs?: number;
-  /** Era override. Default: `legacy` for stdio (no second spawn), `auto` for HTTP. */
-  protocol?: ProtocolPreference;
-  /** Whether the hub shows this upstream (gateway `"hub": false`). Default true. */
-  hub?: boolean;
-}
-
-/** A stdio upstream: a command spawned without a shell. */
-export interface StdioUpstreamSpec extends UpstreamSpecBase {
-  transport: 'stdio';
-  /** The command. When `args` is absent it is split with a shell-words parser (`npx -y pkg "a b"`). */
-  command: string;
-  /** Arguments, used verbatim when present. */
-  args?: string[];
-  /**
-   * The child's own environment variables, on top of the few it inherits (`HOME`, `LOGNAME`, `PATH`, `SHELL`, `TERM`,
-   * `USER`; the SDK's `getDefaultEnvironment` set). `${VAR}` expanded from the supervisor's environment, so
-   * `{ TOKEN: '${TOKEN}' }` passes a variable through on purpose; nothing else is passed (SECURITY-REFERENCE §5 E8).
-   */
-  env?: Record<string, string>;
-  /** Working directory. `${VAR}` expanded. */
-  cwd?: string;
-}
-
-/** An HTTP upstream: Streamable HTTP, with legacy SSE fallback. */
-export interface HttpUpstreamSpec extends UpstreamSpecBase {
-  transport: 'http';
-  /** The endpoint URL. */
-  url: string;
-  /** Headers sent on every request (values `${VAR}` expanded; redacted in logs). */
-  headers?: Record<string, string>;
-}
-
-/** One upstream's configuration. */
-export type UpstreamSpec = StdioUpstreamSpec | HttpUpstreamSpec;
+/** One upstream's configuration: `@mcppipe/config`'s `UpstreamConfig`. */
+export type UpstreamSpec = UpstreamConfig;
+/** A stdio upstream: `@mcppipe/config`'s `StdioUpstreamConfig`. */
+export type StdioUpstreamSpec = StdioUpstreamConfig;
+/** An HTTP upstream: `@mcppipe/config`'s `HttpUpstreamConfig`. */
+export type HttpUpstreamSpec = HttpUpstreamConfig;
 
 /** A point-in-time view of one upstream (what `sup.get(name)` returns). */
 export interface UpstreamSnapshot {

@@ -14,7 +14,7 @@ import type {
   UpstreamSnapshot,
 } from '@mcppipe/supervisor';
 import type { Phase } from '@mcppipe/upstream-state';
-import type { AuthInfo } from '@modelcontextprotocol/server';
+import { normalizeResource, type TokenCheck } from '@mcppipe/oauth';
 import type { PipelineObserver, PipelineStage, TokenVerifier } from '../types.js';
 
 /** Answers one forwarded request of a fake upstream. */
@@ -86,20 +86,29 @@ export function fakeToken(clientId: string, resource: string): string {
   return `tok.${clientId}.${Buffer.from(resource).toString('base64url')}`;
 }
 
-/** Accepts {@link fakeToken} tokens; counts calls. */
+/**
+ * Accepts {@link fakeToken} tokens issued for the expected resource (compared in `normalizeResource` form, refused
+ * with `@mcppipe/oauth`'s audience reason otherwise); counts calls.
+ */
 export class FakeVerifier implements TokenVerifier {
   calls = 0;
-  async verifyAccessToken(token: string): Promise<AuthInfo> {
+  async checkAccessToken(token: string, expectedResource: string): Promise<TokenCheck> {
     this.calls++;
-    const [prefix, clientId, resource] = token.split('.');
-    if (prefix !== 'tok' || !clientId || !resource)
-      throw new McpPipeError('MCPP_OAUTH_INVALID_TOKEN', 'invalid token');
+    const [prefix, clientId, encoded] = token.split('.');
+    if (prefix !== 'tok' || !clientId || !encoded) return { ok: false, reason: 'invalid token' };
+    const resource = Buffer.from(encoded, 'base64url').toString();
+    if (normalizeResource(resource) !== normalizeResource(expectedResource)) {
+      return { ok: false, reason: 'unexpected aud' };
+    }
     return {
-      token,
-      clientId,
-      scopes: ['mcp'],
-      resource: new URL(Buffer.from(resource, 'base64url').toString()),
-      expiresAt: Math.floor(Date.now() / 1000) + 3600,
+      ok: true,
+      authInfo: {
+        token,
+        clientId,
+        scopes: ['mcp'],
+        resource: new URL(resource),
+        expiresAt: Math.floor(Date.now() / 1000) + 3600,
+      },
     };
   }
 }

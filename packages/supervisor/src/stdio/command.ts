@@ -1,7 +1,7 @@
 import { McpPipeError } from '@mcppipe/errors';
 import { parse } from 'shell-quote';
-import type { VariableSource } from '../expand.js';
-import { fieldExpander } from '../expand.js';
+import type { VariableSource } from '@mcppipe/config';
+import { fieldExpander } from '@mcppipe/config';
 import type { StdioUpstreamSpec } from '../types.js';
 
 /** A stdio upstream ready to spawn: everything expanded, argv split. */

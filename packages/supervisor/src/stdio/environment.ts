@@ -1,4 +1,4 @@
-import type { VariableSource } from '../expand.js';
+import type { VariableSource } from '@mcppipe/config';
 
 /**
  * The variables a stdio child inherits from the supervisor's environment: exactly the MCP SDK's

@@ -20,7 +20,7 @@ const allowed = {
   oauth: ['errors'],
   tunnel: ['errors', 'namespace', 'upstream-state'],
   supervisor: ['errors', 'config', 'upstream-state'],
-  hub: ['errors', 'supervisor', 'upstream-state'],
+  hub: ['errors', 'supervisor', 'upstream-state', 'aggregator'],
   aggregator: ['errors', 'namespace', 'supervisor', 'upstream-state'],
 };
 const boundaries = Object.entries(allowed).map(([pkg, deps]) => ({

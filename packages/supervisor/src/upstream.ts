@@ -245,10 +245,10 @@ export class SupervisedUpstream {
     }
     if (conn.via !== 'stdio' && isConnectionGone(err)) {
       // nothing listens there any more: the connection is dead now, not after three calls or the next probe
-      this.#died(conn, `connection lost: ${describeError(err)}`, 'MCPP_SUP_EXITED');
+      this.#died(conn, `connection lost: ${conn.describe(err)}`, 'MCPP_SUP_EXITED');
       throw this.#unavailable();
     }
-    this.#lifecycle.callFailed(describeError(err));
+    this.#lifecycle.callFailed(conn.describe(err));
     throw err;
   }
 
@@ -285,7 +285,10 @@ export class SupervisedUpstream {
     this.#generation += 1;
     conn.onDeath = (reason) => this.#died(conn, reason, 'MCPP_SUP_EXITED');
     conn.onDeathDetail = (reason) => {
-      if (this.#diedConn === conn && this.#lastErrorCode === 'MCPP_SUP_EXITED') this.#lastError = reason;
+      if (this.#diedConn !== conn || this.#lastErrorCode !== 'MCPP_SUP_EXITED') return;
+      this.#lastError = reason;
+      // the exit was logged before stderr was drained: log the full reason too
+      this.#host.logger.warn({ upstream: this.name, reason }, 'upstream died (with its stderr)');
     };
   }
 
@@ -370,7 +373,7 @@ export class SupervisedUpstream {
             this.#scheduleProbe(conn); // answered with an error: alive
             return;
           }
-          this.#died(conn, `liveness probe failed: ${describeError(err)}`, 'MCPP_SUP_PROBE_FAILED');
+          this.#died(conn, `liveness probe failed: ${conn.describe(err)}`, 'MCPP_SUP_PROBE_FAILED');
         },
       );
     }, probeIntervalMs);

@@ -285,10 +285,7 @@ export class SupervisedUpstream {
     this.#generation += 1;
     conn.onDeath = (reason) => this.#died(conn, reason, 'MCPP_SUP_EXITED');
     conn.onDeathDetail = (reason) => {
-      if (this.#diedConn !== conn || this.#lastErrorCode !== 'MCPP_SUP_EXITED') return;
-      this.#lastError = reason;
-      // the exit was logged before stderr was drained: log the full reason too
-      this.#host.logger.warn({ upstream: this.name, reason }, 'upstream died (with its stderr)');
+      if (this.#diedConn === conn && this.#lastErrorCode === 'MCPP_SUP_EXITED') this.#lastError = reason;
     };
   }
 

@@ -40,6 +40,8 @@ export interface Connection {
   readonly instructions: string | undefined;
   /** The last stderr lines (stdio), oldest first. */
   stderrLines(count: number): string[];
+  /** A failure of this connection in words (HTTP: `connection refused at <url>`, … instead of `fetch failed`). */
+  describe(err: unknown): string;
   /** Closes the client and ends the process tree. Idempotent. */
   close(): Promise<void>;
   /**

@@ -8,8 +8,12 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 /** stderr bytes kept per stdio upstream. */
 export const DEFAULT_STDERR_TAIL_BYTES = 16_384;
-/** stderr lines copied into `lastError` and state events. */
-export const STDERR_LINES_IN_ERRORS = 5;
+/**
+ * stderr lines copied into `lastError` and state events: the first 3 non-empty lines, the first 2 later lines that
+ * read like an error (within the first 4 KiB), and the last 5, with `…` where lines were left out. A server that
+ * prints its real error first and usage text after keeps both.
+ */
+export const STDERR_LINES_IN_ERRORS = { head: 3, errors: 2, tail: 5 } as const;
 /** Longest stdout line accepted from a stdio upstream; longer lines are skipped (the SDK's limit). */
 export const MAX_STDOUT_LINE_BYTES = 10 * 1024 * 1024;
 /** At most one warning per this interval about non-JSON stdout lines, per upstream. */

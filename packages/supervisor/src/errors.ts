@@ -39,9 +39,16 @@ export function stoppedError(): McpPipeError {
   return new McpPipeError('MCPP_SUP_STOPPED', 'the supervisor was stopped');
 }
 
-/** A one-line message for any thrown value, with the cause's message appended when it adds something. */
+/**
+ * A one-line message for any thrown value, with the cause's message appended when it adds something. An
+ * `McpPipeError`'s message is written for the user and complete: its cause is not appended.
+ *
+ * @param err - any thrown value
+ * @returns the message
+ */
 export function describeError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
+  if (isMcpPipeError(err)) return err.message;
   const cause = err.cause instanceof Error ? err.cause.message : undefined;
   return cause && !err.message.includes(cause) ? `${err.message}: ${cause}` : err.message;
 }
@@ -150,4 +157,77 @@ export function isConnectionGone(err: unknown): boolean {
     e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+const TLS_CODE =
+  /^(?:CERT_|ERR_TLS_|ERR_SSL_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)/;
+const SOCKET_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'UND_ERR_SOCKET',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** The first socket or TLS error code in the `cause` chain (and in an `AggregateError`'s `errors`). */
+function socketErrorCode(err: unknown, depth = 0): string | undefined {
+  if (depth > 5 || typeof err !== 'object' || err === null) return undefined;
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string' && (SOCKET_CODES.has(code) || TLS_CODE.test(code))) return code;
+  const errors = (err as { errors?: unknown }).errors; // AggregateError (IPv4 and IPv6 both tried)
+  if (Array.isArray(errors))
+    for (const e of errors as unknown[]) {
+      const inner = socketErrorCode(e, depth + 1);
+      if (inner !== undefined) return inner;
+    }
+  return socketErrorCode((err as { cause?: unknown }).cause, depth + 1);
+}
+
+/** The URL as it may be shown: no credentials, no query (tokens travel there), no fragment. */
+function shownUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+/**
+ * Says in words why a request to an HTTP upstream never got an answer, from the socket error `fetch` reports
+ * under its bare `fetch failed` (anywhere in the `cause` chain): connection refused, host not resolved, TLS
+ * certificate not accepted, connection reset, timed out, unreachable — with the URL (origin and path only; no
+ * credentials or query). Undefined when the error carries no such code (an HTTP status, a protocol error).
+ *
+ * @param err - what the SDK transport rejected with
+ * @param url - the upstream's URL
+ * @returns the reason in words, or undefined
+ */
+export function describeNetworkFailure(err: unknown, url: URL): string | undefined {
+  const code = socketErrorCode(err);
+  if (code === undefined) return undefined;
+  const at = shownUrl(url);
+  const host = url.hostname;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `connection refused at ${at}: nothing listens on ${url.host}; is the server running, and is the port right?`;
+    case 'ENOTFOUND':
+      return `could not resolve host "${host}" (${at}): check the host name in the URL`;
+    case 'EAI_AGAIN':
+      return `could not resolve host "${host}" (${at}): the DNS lookup failed temporarily; check the network and DNS`;
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return `connection reset by ${at}: the server closed the connection before answering`;
+    case 'ETIMEDOUT':
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return `connection to ${at} timed out: check the host, the port and any firewall in between`;
+    case 'EHOSTUNREACH':
+      return `host unreachable: ${at}; check the network route to ${host}`;
+    case 'ENETUNREACH':
+      return `network unreachable: ${at}; check the network connection`;
+  }
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER')
+    return `TLS handshake with ${at} failed (${code}): does the server speak HTTPS there, or should the URL say http://?`;
+  if (TLS_CODE.test(code))
+    return `TLS certificate of ${at} was not accepted (${code}): use a certificate trusted for "${host}", or add its CA with NODE_EXTRA_CA_CERTS`;
+  return undefined;
 }

@@ -49,7 +49,9 @@ describe('HTTP upstreams', () => {
       await server.close(); // SIGKILL: nothing listens on the port any more
       await expect(sup.request('web', echo('two'))).rejects.toMatchObject({ code: 'MCPP_SUP_UNAVAILABLE' });
       expect(sup.get('web')).toMatchObject({ phase: 'recovering', lastErrorCode: 'MCPP_SUP_EXITED' });
-      expect(sup.get('web')?.lastError).toMatch(/^connection lost: .*/);
+      expect(sup.get('web')?.lastError).toBe(
+        `connection lost: connection refused at ${server.url()}: nothing listens on ${new URL(server.url()).host}; is the server running, and is the port right?`,
+      );
     },
     T,
   );
@@ -133,6 +135,62 @@ describe('HTTP upstreams', () => {
       await sup.start();
       expect(sup.get('nobody')!.phase).toBe('recovering');
       expect(lines.some((l) => l.includes('legacy SSE'))).toBe(false);
+    },
+    T,
+  );
+
+  it(
+    'a closed port says "connection refused at <url>", without the query (credentials travel there)',
+    async () => {
+      const port = await freePort();
+      await using sup = new Supervisor({
+        upstreams: [{ name: 'nobody', transport: 'http', url: `http://127.0.0.1:${port}/mcp?token=s3cret` }],
+        policy: noRetry,
+      });
+      await sup.start();
+      expect(sup.get('nobody')).toMatchObject({
+        phase: 'recovering',
+        lastErrorCode: 'MCPP_SUP_CONNECT_FAILED',
+        lastError: `connection refused at http://127.0.0.1:${port}/mcp: nothing listens on 127.0.0.1:${port}; is the server running, and is the port right?`,
+      });
+    },
+    T,
+  );
+
+  it(
+    'a host that does not resolve (.invalid, RFC 2606) says "could not resolve host"',
+    async () => {
+      await using sup = new Supervisor({
+        upstreams: [{ name: 'nowhere', transport: 'http', url: 'http://mcppipe-test.invalid:8080/mcp' }],
+        policy: noRetry,
+      });
+      await sup.start();
+      expect(sup.get('nowhere')).toMatchObject({
+        phase: 'recovering',
+        lastErrorCode: 'MCPP_SUP_CONNECT_FAILED',
+      });
+      expect(sup.get('nowhere')!.lastError).toMatch(
+        /^could not resolve host "mcppipe-test\.invalid" \(http:\/\/mcppipe-test\.invalid:8080\/mcp\): /,
+      );
+    },
+    T,
+  );
+
+  it(
+    'an https URL at a plain HTTP server says the TLS handshake failed',
+    async () => {
+      const plain = await statusServer(200);
+      const url = plain.url.replace('http:', 'https:');
+      await using sup = new Supervisor({
+        upstreams: [{ name: 'tls', transport: 'http', url }],
+        policy: noRetry,
+      });
+      await sup.start();
+      expect(sup.get('tls')).toMatchObject({
+        phase: 'recovering',
+        lastErrorCode: 'MCPP_SUP_CONNECT_FAILED',
+        lastError: `TLS handshake with ${url} failed (ERR_SSL_WRONG_VERSION_NUMBER): does the server speak HTTPS there, or should the URL say http://?`,
+      });
     },
     T,
   );

@@ -3,14 +3,15 @@ import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontext
 import type { ConnectContext, Connection } from './connection.js';
 import { connectWithin, createClient, handshakeFacts, listenModern } from './connection.js';
 import { SSE_FALLBACK_STATUSES } from './defaults.js';
-import { describeError, httpStatus } from './errors.js';
+import { McpPipeError } from '@mcppipe/errors';
+import { describeError, describeNetworkFailure, httpStatus } from './errors.js';
 import { expandUpstream } from '@mcppipe/config';
 import type { ProtocolPreference } from './types.js';
 
 async function connectVia(
   ctx: ConnectContext,
   via: 'streamable-http' | 'sse',
-  setup: { transport: Transport; protocol: ProtocolPreference; deadline: number },
+  setup: { transport: Transport; protocol: ProtocolPreference; deadline: number; url: URL },
 ): Promise<Connection> {
   const client = createClient(ctx, setup.protocol);
   const raw = await connectWithin(ctx, { client, transport: setup.transport, deadline: setup.deadline });
@@ -23,6 +24,7 @@ async function connectVia(
     pid: undefined,
     ...facts,
     stderrLines: () => [],
+    describe: (err) => describeNetworkFailure(err, setup.url) ?? describeError(err),
     close() {
       closing ??= (async () => {
         connection.onDeath = undefined;
@@ -59,16 +61,30 @@ export async function openHttpConnection(ctx: ConnectContext, deadline: number):
   };
   const protocol = spec.protocol ?? 'auto';
   try {
-    const transport = new StreamableHTTPClientTransport(url, common);
-    return await connectVia(ctx, 'streamable-http', { transport, protocol, deadline });
+    try {
+      const transport = new StreamableHTTPClientTransport(url, common);
+      return await connectVia(ctx, 'streamable-http', { transport, protocol, deadline, url });
+    } catch (err) {
+      const status = httpStatus(err);
+      if (protocol === 'modern' || status === undefined || !SSE_FALLBACK_STATUSES.has(status)) throw err;
+      ctx.logger.info(
+        { upstream: ctx.upstream, status, err: describeError(err) },
+        'Streamable HTTP refused the first POST; trying the legacy SSE transport',
+      );
+      const transport = new SSEClientTransport(url, common);
+      return await connectVia(ctx, 'sse', { transport, protocol: 'legacy', deadline, url });
+    }
   } catch (err) {
-    const status = httpStatus(err);
-    if (protocol === 'modern' || status === undefined || !SSE_FALLBACK_STATUSES.has(status)) throw err;
-    ctx.logger.info(
-      { upstream: ctx.upstream, status, err: describeError(err) },
-      'Streamable HTTP refused the first POST; trying the legacy SSE transport',
-    );
-    const transport = new SSEClientTransport(url, common);
-    return connectVia(ctx, 'sse', { transport, protocol: 'legacy', deadline });
+    throw networkFailure(ctx.upstream, url, err) ?? err;
   }
+}
+
+/** `fetch failed` in words (connection refused, host not resolved, TLS, …), or undefined for other errors. */
+function networkFailure(upstream: string, url: URL, err: unknown): McpPipeError | undefined {
+  const reason = describeNetworkFailure(err, url);
+  if (reason === undefined) return undefined;
+  return new McpPipeError('MCPP_SUP_CONNECT_FAILED', reason, {
+    cause: err,
+    data: { upstream, url: `${url.origin}${url.pathname}` },
+  });
 }

@@ -32,6 +32,7 @@ export {
 } from './stdio/processTree.js';
 export type { ProcessInfo } from './stdio/processTree.js';
 export { TextTail } from './stdio/textTail.js';
+export type { ExcerptOptions } from './stdio/textTail.js';
 export { INHERITED_ENV_VARS, inheritedEnvironment } from './stdio/environment.js';
 
 let startTime: string | undefined;

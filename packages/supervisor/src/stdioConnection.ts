@@ -37,7 +37,7 @@ export async function openStdioConnection(ctx: ConnectContext, deadline: number)
       protocol === 'legacy' ? { prior: { kind: 'legacy' } } : {},
     );
   } catch (err) {
-    const lines = transport.stderrLines(STDERR_LINES_IN_ERRORS);
+    const lines = transport.stderrExcerpt(STDERR_LINES_IN_ERRORS);
     const exited = transport.exitInfo ? `${exitReason(transport.exitInfo)}: ` : '';
     const message = withStderr(`${exited}${describeError(err)}`, lines);
     throw Object.assign(err instanceof Error ? err : new Error(String(err)), { message });
@@ -49,6 +49,7 @@ export async function openStdioConnection(ctx: ConnectContext, deadline: number)
     pid: transport.pid,
     ...handshakeFacts(client, raw),
     stderrLines: (count) => transport.stderrLines(count),
+    describe: describeError,
     close() {
       closing ??= (async () => {
         connection.onDeath = undefined;
@@ -62,7 +63,10 @@ export async function openStdioConnection(ctx: ConnectContext, deadline: number)
   let reported: string | undefined;
   const died = () => {
     if (closing || transport.closedIntentionally) return;
-    const reason = withStderr(exitReason(transport.exitInfo), transport.stderrLines(STDERR_LINES_IN_ERRORS));
+    const reason = withStderr(
+      exitReason(transport.exitInfo),
+      transport.stderrExcerpt(STDERR_LINES_IN_ERRORS),
+    );
     if (reported !== undefined) {
       // reported at the exit; now that stderr is drained the reason may say more
       if (reason !== reported) connection.onDeathDetail?.(reason);

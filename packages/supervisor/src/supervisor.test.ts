@@ -76,6 +76,34 @@ describe('start', () => {
   );
 
   it(
+    'a server that prints its error first and 40 lines of usage after: lastError keeps that first line and the tail',
+    async () => {
+      const { logger, lines } = recordingLogger();
+      await using sup = new Supervisor({
+        upstreams: [fixture('usage', 'sup-usage-error.mjs')],
+        policy: aggregatorPolicy({ initialBackoffMs: 60_000, maxBackoffMs: 60_000 }, {}),
+        logger,
+      });
+      await sup.start();
+      const snap = sup.get('usage')!;
+      expect(snap.phase).toBe('recovering');
+      expect(snap.lastError).toMatch(/^the process exited with code 1: [^;]*; stderr: /);
+      expect(snap.lastError?.split('; stderr: ')[1]).toBe(
+        'No access token was provided. | ' +
+          'Usage: sup-usage-error [options] | ' +
+          '  --option-1  what option 1 does (usage line 1) | … | ' +
+          [36, 37, 38, 39, 40]
+            .map((i) => `  --option-${i}  what option ${i} does (usage line ${i})`)
+            .join(' | '),
+      );
+      // the log says the same
+      const failed = lines.find((l) => l.msg === 'upstream connection attempt failed');
+      expect(failed?.obj).toMatchObject({ upstream: 'usage', err: snap.lastError });
+    },
+    T,
+  );
+
+  it(
     'an unset ${VAR} without default fails that upstream only, at once, naming the variable',
     async () => {
       const events: StateChangedEvent[] = [];

@@ -245,10 +245,10 @@ export class SupervisedUpstream {
     }
     if (conn.via !== 'stdio' && isConnectionGone(err)) {
       // nothing listens there any more: the connection is dead now, not after three calls or the next probe
-      this.#died(conn, `connection lost: ${describeError(err)}`, 'MCPP_SUP_EXITED');
+      this.#died(conn, `connection lost: ${conn.describe(err)}`, 'MCPP_SUP_EXITED');
       throw this.#unavailable();
     }
-    this.#lifecycle.callFailed(describeError(err));
+    this.#lifecycle.callFailed(conn.describe(err));
     throw err;
   }
 
@@ -370,7 +370,7 @@ export class SupervisedUpstream {
             this.#scheduleProbe(conn); // answered with an error: alive
             return;
           }
-          this.#died(conn, `liveness probe failed: ${describeError(err)}`, 'MCPP_SUP_PROBE_FAILED');
+          this.#died(conn, `liveness probe failed: ${conn.describe(err)}`, 'MCPP_SUP_PROBE_FAILED');
         },
       );
     }, probeIntervalMs);

@@ -4,6 +4,7 @@ import { McpPipeError } from '@mcppipe/errors';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { DEFAULT_KILL_GRACE_MS, DEFAULT_STDERR_TAIL_BYTES, MAX_STDOUT_LINE_BYTES } from '../defaults.js';
 import { MARK_CHILD, findMarked, killProcesses, terminateGroup } from './processTree.js';
+import type { ExcerptOptions } from './textTail.js';
 import { TextTail } from './textTail.js';
 
 /** Options of {@link StdioProcessTransport}. */
@@ -96,6 +97,16 @@ export class StdioProcessTransport implements Transport {
    */
   stderrLines(count: number): string[] {
     return this.#tail.lines(count);
+  }
+
+  /**
+   * The stderr lines that explain a failure: the first lines, error-like lines near the start, and the last lines,
+   * with `…` where lines were left out (see {@link TextTail.excerpt}).
+   *
+   * @param options - how many lines of each kind
+   */
+  stderrExcerpt(options: ExcerptOptions): string[] {
+    return this.#tail.excerpt(options);
   }
 
   /**

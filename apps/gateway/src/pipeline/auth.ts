@@ -12,14 +12,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PipelineObserver, TokenVerifier } from '../types.js';
 import { RPC, mustCloseUnread, refuse } from './rpcError.js';
 
-/** Headers removed from a verified request: client credentials and session identifiers. */
-export const STRIPPED_HEADERS = [
-  'authorization',
-  'cookie',
-  'proxy-authorization',
-  'x-api-key',
-  'mcp-session-id',
-];
+/** The agent's credentials: never forwarded past the gateway (to an upstream or through a tunnel, T5). */
+export const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key'];
+
+/**
+ * Headers removed from a verified request: client credentials and session identifiers (the gateway's own
+ * routes are stateless, G7; a tunnel keeps `mcp-session-id`, its sessions live in the CLI, T6).
+ */
+export const STRIPPED_HEADERS = [...CREDENTIAL_HEADERS, 'mcp-session-id'];
 
 /** `Authorization: Bearer <token>` (RFC 6750 §2.1 `b64token`). */
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;

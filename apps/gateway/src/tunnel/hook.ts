@@ -32,9 +32,11 @@ const STRIP = Object.fromEntries(CREDENTIAL_HEADERS.map((h) => [h, null]));
 const BEARER = /^Bearer +(\S+) *$/i;
 const KEY_CHALLENGE = 'Bearer realm="mcppipe tunnel", error="invalid_token"';
 
-function unauthorized(reply: FastifyReply, challenge: string, message: string): FastifyReply {
+/** Answers 401; `false` = refused (a `FastifyReply` is thenable, so it is never awaited as a value). */
+function unauthorized(reply: FastifyReply, challenge: string, message: string): false {
   reply.header('www-authenticate', challenge);
-  return refuse(reply, 401, { code: RPC.invalidRequest, message });
+  refuse(reply, 401, { code: RPC.invalidRequest, message });
+  return false;
 }
 
 /**
@@ -58,19 +60,27 @@ export function createRelayHook(deps: RelayHookDeps) {
     }
     return undefined;
   };
-  const authenticate = async (req: FastifyRequest, reply: FastifyReply, t: Tunnel, resource: string) => {
+  /** Allowlist and auth: true to forward; false when the refusal was sent. */
+  const authenticate = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    t: Tunnel,
+    resource: string,
+  ): Promise<boolean> => {
     const policy = policyOf(t);
-    if (typeof policy === 'string' || !allowed(policy, req.ip))
-      return refuse(reply, 403, {
+    if (typeof policy === 'string' || !allowed(policy, req.ip)) {
+      refuse(reply, 403, {
         code: RPC.invalidRequest,
         message: "Forbidden: this address is not in the tunnel's IP allowlist",
       });
-    if (policy.auth === 'none') return undefined;
+      return false;
+    }
+    if (policy.auth === 'none') return true;
     const authorization = req.headers.authorization;
     if (policy.auth === 'api-key') {
       const key = typeof authorization === 'string' ? BEARER.exec(authorization)?.[1] : undefined;
       const owner = key === undefined ? undefined : accounts.authenticateKey(key);
-      if (owner?.account === t.account) return undefined;
+      if (owner?.account === t.account) return true;
       return unauthorized(
         reply,
         KEY_CHALLENGE,
@@ -78,7 +88,7 @@ export function createRelayHook(deps: RelayHookDeps) {
       );
     }
     const result = await oauth.authenticateBearer(authorization, resource);
-    if (result.ok) return undefined;
+    if (result.ok) return true;
     return unauthorized(
       reply,
       result.wwwAuthenticate,
@@ -107,8 +117,7 @@ export function createRelayHook(deps: RelayHookDeps) {
       if (doc === undefined) return reply.code(404).send({ error: 'not_found' });
       return reply.header('cache-control', 'no-store').send(doc);
     }
-    const refused = await authenticate(req, reply, tunnel, resource);
-    if (refused !== undefined) return refused;
+    if (!(await authenticate(req, reply, tunnel, resource))) return reply;
     reply.hijack();
     req.raw.url = address.path;
     const forwarded = {

@@ -140,10 +140,10 @@ describe('gateway tunnel relay (--tunnel-zone)', () => {
   afterAll(async () => {
     await Promise.allSettled(tunnels.map((t) => t.close()));
     loopback?.close();
-    if (process.env.TRELAY_DEBUG) console.error(gw?.stderr());
-    if (gw) expect(await gw.stop()).toBe(0);
+    const code = gw ? await gw.stop() : 0;
     await upstream?.close();
     await rm(dir, { recursive: true, force: true });
+    expect(code, gw?.stderr()).toBe(0);
   });
 
   it('stores only a bcrypt hash and SHA-256 digests of keys, mode 0600', async () => {

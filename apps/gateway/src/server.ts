@@ -62,14 +62,14 @@ export async function startGateway(
     policy: gatewayPolicy(),
     logger,
   });
-  let provider: OAuthProvider | undefined;
+  const late: { oauth?: OAuthProvider } = {}; // the provider needs the relay's resources first
   const relay =
     options.tunnelZone === undefined
       ? undefined
       : createRelay({
           zone: zoneConfig(options.tunnelZone, publicUrl),
           accounts: await AccountStore.open(options.dataDir),
-          oauth: () => provider!,
+          oauth: () => late.oauth!,
           logger,
         });
   const oauth = await createOAuthProvider({
@@ -89,7 +89,7 @@ export async function startGateway(
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,
   });
-  provider = oauth;
+  late.oauth = oauth;
   const hub = createHub({ registry: supervisor, logger });
   const aggregator = createAggregator({ registry: supervisor, mode: 'aggregate', logger });
   const app = await buildApp({

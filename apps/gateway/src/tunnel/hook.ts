@@ -64,8 +64,7 @@ export function createRelayHook(deps: RelayHookDeps) {
   const authenticate = async (
     req: FastifyRequest,
     reply: FastifyReply,
-    t: Tunnel,
-    resource: string,
+    { t, resource }: { t: Tunnel; resource: string },
   ): Promise<boolean> => {
     const policy = policyOf(t);
     if (typeof policy === 'string' || !allowed(policy, req.ip)) {
@@ -117,7 +116,7 @@ export function createRelayHook(deps: RelayHookDeps) {
       if (doc === undefined) return reply.code(404).send({ error: 'not_found' });
       return reply.header('cache-control', 'no-store').send(doc);
     }
-    if (!(await authenticate(req, reply, tunnel, resource))) return reply;
+    if (!(await authenticate(req, reply, { t: tunnel, resource }))) return reply;
     reply.hijack();
     req.raw.url = address.path;
     const forwarded = {

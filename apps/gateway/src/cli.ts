@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { isMcpPipeError } from '@mcppipe/errors';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
+import { accountsCommand, keysCommand } from './commands/accounts.js';
 import { hashPasswordCommand } from './commands/hashPassword.js';
 import { serveCommand } from './commands/serve.js';
 
@@ -17,6 +18,7 @@ const USAGE = new Set([
   'MCPP_GW_PUBLIC_URL_REQUIRED',
   'MCPP_OAUTH_INVALID_OPTIONS',
   'MCPP_OAUTH_NO_PASSWORD',
+  'MCPP_OAUTH_ACCOUNT_INVALID',
 ]);
 
 /**
@@ -33,6 +35,8 @@ export async function main(argv: readonly string[]): Promise<void> {
       )
       .command(serveCommand)
       .command(hashPasswordCommand)
+      .command(accountsCommand)
+      .command(keysCommand)
       .strict()
       .wrap(Math.min(110, process.stderr.columns ?? 100))
       .fail((msg, err) => {

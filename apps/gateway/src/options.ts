@@ -31,6 +31,8 @@ export interface GatewayOptions {
   clientConcurrency: number | undefined;
   /** Extra browser origins allowed on MCP endpoints (`*` = any). */
   allowedOrigins: string[];
+  /** `--tunnel-zone`: turns the tunnel relay on (T4); tunnels answer at `<sub>--<account>.<zone>`. */
+  tunnelZone: string | undefined;
   /** Loopback bind without `--public-url`: each loopback spelling is answered as itself (issue 13.4). */
   loopbackAliases?: boolean;
 }
@@ -50,6 +52,19 @@ export interface RawGatewayOptions {
   clientRpm?: string | number;
   clientConcurrency?: string | number;
   allowedOrigins?: string;
+  tunnelZone?: string;
+}
+
+const ZONE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+function parseZone(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const zone = raw.trim().toLowerCase().replace(/\.$/, '');
+  if (!ZONE.test(zone))
+    throw usage(
+      `--tunnel-zone: "${raw}" is not a DNS name; give the wildcard's parent, e.g. tunnel.example.com`,
+    );
+  return zone;
 }
 
 /**
@@ -90,6 +105,7 @@ export function resolveGatewayOptions(raw: RawGatewayOptions): GatewayOptions {
     clientRequestsPerMinute: parseCount('--client-rpm', raw.clientRpm),
     clientConcurrency: parseCount('--client-concurrency', raw.clientConcurrency),
     allowedOrigins: parseOrigins(raw.allowedOrigins),
+    tunnelZone: parseZone(raw.tunnelZone),
     loopbackAliases: !raw.publicUrl && isLoopbackHost(host),
   };
 }

@@ -10,7 +10,8 @@ import { createAggregator } from '@mcppipe/aggregator';
 import { McpPipeError } from '@mcppipe/errors';
 import { loadMcpJson, watchConfig } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
-import { createOAuthProvider } from '@mcppipe/oauth';
+import { AccountStore, createOAuthProvider } from '@mcppipe/oauth';
+import type { OAuthProvider } from '@mcppipe/oauth';
 import { Supervisor } from '@mcppipe/supervisor';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
 import type { FastifyInstance } from 'fastify';
@@ -22,6 +23,8 @@ import { loopbackOrigins } from './pipeline/loopbackAliases.js';
 import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
 import { applyConfigChange } from './reload.js';
+import { zoneConfig } from './tunnel/address.js';
+import { createRelay } from './tunnel/relay.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -58,20 +61,34 @@ export async function startGateway(
     policy: gatewayPolicy(),
     logger,
   });
+  const late: { oauth?: OAuthProvider } = {}; // the provider needs the relay's resources first
+  const relay =
+    options.tunnelZone === undefined
+      ? undefined
+      : createRelay({
+          zone: zoneConfig(options.tunnelZone, publicUrl),
+          accounts: await AccountStore.open(options.dataDir),
+          oauth: () => late.oauth!,
+          logger,
+        });
   const oauth = await createOAuthProvider({
     dataDir: options.dataDir,
     publicUrl,
     // every loopback spelling is a resource of its own when they are answered as themselves (13.4)
     resources: () =>
-      bases.flatMap((base) => [
-        `${base}/hub`,
-        `${base}/mcp`,
-        ...supervisor.list().map((s) => `${base}/servers/${s.name}/mcp`),
-      ]),
+      bases
+        .flatMap((base) => [
+          `${base}/hub`,
+          `${base}/mcp`,
+          ...supervisor.list().map((s) => `${base}/servers/${s.name}/mcp`),
+        ])
+        .concat(relay?.resources() ?? []),
+    ...(relay && { owners: relay.owners }),
     adminPassword: env['MCPPIPE_ADMIN_PASSWORD'] || undefined,
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,
   });
+  late.oauth = oauth;
   const hub = createHub({ registry: supervisor, logger });
   const aggregator = createAggregator({ registry: supervisor, mode: 'aggregate', logger });
   const app = await buildApp({
@@ -86,6 +103,7 @@ export async function startGateway(
     trustedProxies: options.trustedProxies,
     allowedOrigins: options.allowedOrigins,
     loopbackAliases: aliases,
+    ...(relay && { tunnelHook: relay.hook }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
     clientLimits: {
@@ -113,8 +131,9 @@ export async function startGateway(
       { cause: err, data: { host: options.host, port: options.port, code } },
     );
   });
+  if (relay) app.server.on('upgrade', relay.onUpgrade);
   logger.info(
-    { address, publicUrl, servers: layout.upstreams.map((u) => u.name) },
+    { address, publicUrl, tunnelZone: options.tunnelZone, servers: layout.upstreams.map((u) => u.name) },
     `gateway listening on ${address}`,
   );
   // Servers start behind the listener: until one is up, its path answers 503 "connecting".
@@ -139,6 +158,7 @@ export async function startGateway(
     (closing ??= (async () => {
       logger.info({}, 'shutting down');
       await watcher.close().catch(() => {});
+      await relay?.close().catch(() => {});
       const grace = setTimeout(() => app.server.closeAllConnections(), DEFAULT_SHUTDOWN_GRACE_MS);
       await app.close().catch(() => {});
       clearTimeout(grace);

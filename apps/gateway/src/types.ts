@@ -6,8 +6,8 @@
  */
 import type { BearerVerifier } from '@mcppipe/oauth';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
-import type { McpServerFactory } from '@modelcontextprotocol/server';
-import type { FastifyPluginAsync } from 'fastify';
+import type { AuthInfo, McpServerFactory } from '@modelcontextprotocol/server';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 /** A pino-compatible logger: `logger.warn({ upstream }, 'message')`. */
 export interface Logger {
@@ -111,6 +111,11 @@ export interface GatewayDeps {
   proxyTimeoutMs?: number;
   /** Logger (default: silent). */
   logger?: Logger;
+  /**
+   * The tunnel relay's `onRequest` hook (`--tunnel-zone`, DESIGN.md T4): runs right after the rate limit,
+   * before the Host guard, CORS and auth, and answers every request addressed to a tunnel itself.
+   */
+  tunnelHook?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
   /** Stage observer for tests. */
   observer?: PipelineObserver;
   /** Clock for the per-client gate, in epoch ms. Default `Date.now`. */

@@ -103,6 +103,10 @@ export const errorCodes = {
   MCPP_OAUTH_INVALID_OPTIONS: '@mcppipe/oauth',
   /** `state.json` could not be written (disk full, read-only file system); the request that needed it failed and was not acknowledged. */
   MCPP_OAUTH_STATE_WRITE_FAILED: '@mcppipe/oauth',
+  /** A relay account or API key command was refused: invalid slug, existing account, bad password length, or an unreadable `accounts.json`; the message says what to change (T1). */
+  MCPP_OAUTH_ACCOUNT_INVALID: '@mcppipe/oauth',
+  /** No such relay account or API key; list them with `mcppipe-gateway accounts list` / `keys list` (T1). */
+  MCPP_OAUTH_ACCOUNT_NOT_FOUND: '@mcppipe/oauth',
 
   // ── @mcppipe/tunnel ───────────────────────────────────────────────────────────────
   /** No live tunnel serves this public address (never connected, dropped, or reconnecting); the relay answers 503 with `Retry-After` and JSON-RPC -32000 `tunnel_offline` (T6). Start `mcppipe up --tunnel` or wait for it to reconnect. */

@@ -6,6 +6,7 @@ import {
   validateAuthorizationRequest,
   type AuthorizationRequest,
 } from './authorizationRequest.js';
+import { ADMIN_PRINCIPAL } from './browserState.js';
 import type { BrowserSession, BrowserState, PendingRequest } from './browserState.js';
 import { findClient } from './clients.js';
 import type { CodeStore } from './codes.js';
@@ -23,6 +24,25 @@ export interface AuthorizeDeps {
   browser: BrowserState;
   throttle: LoginThrottle;
   verifyPassword: PasswordVerifier;
+  /** Resources owned by relay accounts (tunnels, T5): their login is the owner's password, never the admin's. */
+  owners?: ResourceOwners | undefined;
+}
+
+/** Maps a resource to the relay account that owns it, and checks that account's password (T5). */
+export interface ResourceOwners {
+  /** The owner account of a (canonical) resource, or undefined for the gateway's own resources. */
+  ownerOf(resource: string): string | undefined;
+  /** Checks an account's password. */
+  verifyPassword(account: string, password: string): Promise<boolean>;
+}
+
+/** Who must sign in to approve `resource`: its owner account, or the admin. */
+function principalFor(deps: AuthorizeDeps, resource: string): string {
+  return deps.owners?.ownerOf(resource) ?? ADMIN_PRINCIPAL;
+}
+
+function signedInAs(session: BrowserSession, principal: string): boolean {
+  return session.authenticated && (session.principal ?? ADMIN_PRINCIPAL) === principal;
 }
 
 const BROWSER_SESSION_MAX_AGE_SEC = 12 * 3600;
@@ -104,11 +124,12 @@ export function handleAuthorize(
     session = deps.browser.createSession();
     cookies.push(sessionCookie(ctx, session));
   }
-  if (session.authenticated && hasGrant(ctx, request))
+  const signedIn = signedInAs(session, principalFor(deps, request.resource));
+  if (signedIn && hasGrant(ctx, request))
     return issueCodeRedirect(ctx, deps, { r: request, status: 302, cookies });
   const pending = deps.browser.addPending(session.id, request);
   const form = { csrf: session.csrf, requestId: pending.id, cookies };
-  return session.authenticated ? consentPage(view(request), form) : loginPage(view(request), form);
+  return signedIn ? consentPage(view(request), form) : loginPage(view(request), form);
 }
 
 type FormCheck =
@@ -171,9 +192,14 @@ export async function handleLogin(
     return { ...page, headers: { ...page.headers, 'retry-after': String(decision.retryAfterSec) } };
   }
   const password = req.form?.['password'];
+  const principal = principalFor(deps, pending.request.resource);
   let ok = false;
   try {
-    ok = typeof password === 'string' && (await deps.verifyPassword(password));
+    ok =
+      typeof password === 'string' &&
+      (principal === ADMIN_PRINCIPAL
+        ? await deps.verifyPassword(password)
+        : await deps.owners!.verifyPassword(principal, password));
   } finally {
     decision.finish(ok);
   }
@@ -189,7 +215,7 @@ export async function handleLogin(
   }
   ctx.logger.info({ ip: req.ip }, 'owner signed in');
   ctx.emit({ type: 'login_succeeded', ip: req.ip });
-  const fresh = deps.browser.authenticate(session);
+  const fresh = deps.browser.authenticate(session, principal);
   deps.browser.finish(pending.id);
   return redirect(303, authorizeUrl(ctx.issuer, pending.request), [sessionCookie(ctx, fresh)]);
 }
@@ -211,8 +237,9 @@ export async function handleConsent(
   const check = checkForm(ctx, deps, req);
   if (!check.ok) return check.response;
   const { session, pending } = check;
-  if (!session.authenticated) return errorPage(403, 'access_denied', 'Sign in first.');
   const r = pending.request;
+  if (!signedInAs(session, principalFor(deps, r.resource)))
+    return errorPage(403, 'access_denied', 'Sign in first (as the owner of this resource).');
   const choice = req.form?.['decision'];
   if (choice === 'deny') {
     deps.browser.finish(pending.id);

@@ -10,7 +10,12 @@ export interface BrowserSession {
   expiresAt: number;
   /** Set once the owner password was entered in this session. */
   authenticated: boolean;
+  /** Who signed in: {@link ADMIN_PRINCIPAL} or a relay account slug (T5). */
+  principal?: string;
 }
+
+/** The principal of a session signed in with the admin password. */
+export const ADMIN_PRINCIPAL = '@admin';
 
 /** An authorization request waiting for login or approval; bound to the session that started it. */
 export interface PendingRequest {
@@ -63,9 +68,9 @@ export class BrowserState {
    *
    * @returns the new, authenticated session
    */
-  authenticate(old: BrowserSession): BrowserSession {
+  authenticate(old: BrowserSession, principal: string = ADMIN_PRINCIPAL): BrowserSession {
     this.sessions.delete(old.id);
-    const s = { ...this.createSession(), authenticated: true };
+    const s = { ...this.createSession(), authenticated: true, principal };
     this.sessions.set(s.id, s);
     for (const p of this.pending.values()) if (p.sessionId === old.id) p.sessionId = s.id;
     return s;

@@ -7,6 +7,8 @@ describe('public surface', () => {
   it('exports exactly these names', () => {
     expect(Object.keys(api).sort()).toMatchInlineSnapshot(`
       [
+        "ACCOUNTS_FILE",
+        "AccountStore",
         "KEY_FILE",
         "OAUTH_PATHS",
         "STATE_FILE",

@@ -19,6 +19,9 @@ export type {
 } from './verify.js';
 export { authenticateBearer, bearerChallenge, bearerTarget } from './verify.js';
 export { hashPassword } from './password.js';
+export { ACCOUNTS_FILE, AccountStore } from './accounts.js';
+export type { AccountRecord, ApiKeyRecord } from './accounts.js';
+export type { ResourceOwners } from './authorizeFlow.js';
 export { authorizationServerMetadata, protectedResourceMetadata, OAUTH_PATHS } from './metadata.js';
 export type { AuthorizationServerMetadata, ProtectedResourceMetadata } from './metadata.js';
 export { normalizeResource, protectedResourceMetadataUrl } from './resource.js';

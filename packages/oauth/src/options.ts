@@ -1,5 +1,6 @@
 import * as D from './defaults.js';
 import { invalidOptions } from './errors.js';
+import type { ResourceOwners } from './authorizeFlow.js';
 import type { OAuthEventListener } from './events.js';
 import type { Logger } from './logger.js';
 import { normalizeResource } from './resource.js';
@@ -23,6 +24,12 @@ export interface OAuthProviderOptions {
   adminPassword?: string | undefined;
   /** A bcrypt hash of the owner password (`MCPPIPE_ADMIN_PASSWORD_HASH`, from `hashPassword`). */
   adminPasswordHash?: string | undefined;
+  /**
+   * Resources owned by relay accounts (tunnels, DESIGN.md T5): approving one needs the owner account's
+   * password; the admin password does not approve them, and an account's password approves only its own.
+   * Default: none (every resource is the admin's).
+   */
+  owners?: ResourceOwners;
   /** Epoch milliseconds. Default: `Date.now`. */
   clock?: () => number;
   /** pino-compatible logger. Default: silent. Secrets are never logged. */

@@ -166,6 +166,7 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
     browser: new BrowserState(clock),
     throttle: new LoginThrottle(clock),
     verifyPassword,
+    owners: options.owners,
   };
   const grace: GraceCache = new Map();
   const prune = (): void => {

@@ -7,6 +7,7 @@ it('exports exactly the public API', () => {
     'CLOSE_KEY_REVOKED',
     'CLOSE_RELAY_CLOSED',
     'CLOSE_REPLACED',
+    'METADATA_HEADER',
     'PUBLIC_URL_HEADER',
     'SUBDOMAIN_HEADER',
     'Tunnel',
@@ -14,6 +15,7 @@ it('exports exactly the public API', () => {
     'connectTunnel',
     'endToEndHeaders',
     'forwardToLoopback',
+    'refuseUpgrade',
     'writeTunnelOffline',
   ]);
 });

@@ -17,6 +17,7 @@ export type { ForwardExchange } from './forward.js';
 export { endToEndHeaders } from './headers.js';
 export type { HeaderOverrides } from './headers.js';
 export { writeTunnelOffline } from './offline.js';
+export { refuseUpgrade } from './handshake.js';
 export { forwardToLoopback } from './loopback.js';
 export type { ForwardToLoopbackOptions, LoopbackHandler } from './loopback.js';
 export type { TunnelErrorCode, TunnelRefusalCode } from './errors.js';
@@ -26,6 +27,7 @@ export {
   CLOSE_KEY_REVOKED,
   CLOSE_RELAY_CLOSED,
   CLOSE_REPLACED,
+  METADATA_HEADER,
   PUBLIC_URL_HEADER,
   SUBDOMAIN_HEADER,
 } from './defaults.js';

@@ -7,7 +7,13 @@
 import { createInterface } from 'node:readline';
 import type { CommandModule } from 'yargs';
 
-async function readPassword(): Promise<string> {
+/**
+ * Reads a password: all of stdin when it is not a terminal (one trailing newline removed), otherwise a
+ * prompt on stderr that never echoes.
+ *
+ * @returns the password
+ */
+export async function readPassword(): Promise<string> {
   if (!process.stdin.isTTY) {
     let text = '';
     for await (const chunk of process.stdin) text += String(chunk);

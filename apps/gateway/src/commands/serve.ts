@@ -73,6 +73,12 @@ export const serveCommand: CommandModule<object, RawGatewayOptions> = {
         default: env('ALLOWED_ORIGINS'),
         describe: 'Extra browser origins allowed on MCP endpoints (* = any) [ALLOWED_ORIGINS]',
       })
+      .option('tunnel-zone', {
+        type: 'string',
+        default: env('MCPPIPE_TUNNEL_ZONE'),
+        describe:
+          'Turn on the tunnel relay: tunnels answer at <sub>--<account>.ZONE and <public-url>/t/<sub>--<account> [MCPPIPE_TUNNEL_ZONE]',
+      })
       .option('client-concurrency', {
         type: 'string',
         default: env('CLIENT_CONCURRENCY'),

@@ -17,14 +17,14 @@ import { RPC, mustCloseUnread, refuse } from './rpcError.js';
 export { bearerTarget as protectedTarget } from '@mcppipe/oauth';
 export type { BearerTarget as ProtectedTarget } from '@mcppipe/oauth';
 
-/** Headers removed from a verified request: client credentials and session identifiers. */
-export const STRIPPED_HEADERS = [
-  'authorization',
-  'cookie',
-  'proxy-authorization',
-  'x-api-key',
-  'mcp-session-id',
-];
+/** The agent's credentials: never forwarded past the gateway (to an upstream or through a tunnel, T5). */
+export const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key'];
+
+/**
+ * Headers removed from a verified request: client credentials and session identifiers (the gateway's own
+ * routes are stateless, G7; a tunnel keeps `mcp-session-id`, its sessions live in the CLI, T6).
+ */
+export const STRIPPED_HEADERS = [...CREDENTIAL_HEADERS, 'mcp-session-id'];
 
 /** The Node request of a verified request. */
 export type AuthedRaw = FastifyRequest['raw'] & { auth?: AuthInfo };

@@ -1,0 +1,112 @@
+/**
+ * `mcppipe-gateway accounts add|list|remove` and `keys create|list|revoke` (DESIGN.md T1): manage the relay's
+ * accounts and API keys in `<data-dir>/accounts.json`, whether or not a gateway runs on that directory (a
+ * running one re-reads the file within a second). Passwords are read from stdin or a no-echo prompt and never
+ * printed; a new key is printed alone on stdout, once.
+ *
+ * @module
+ */
+import type { Argv, CommandModule } from 'yargs';
+import { usage } from '../flagParsers.js';
+import { readPassword } from './hashPassword.js';
+
+interface Common {
+  dataDir: string;
+}
+
+const dataDir = (y: Argv) =>
+  y.option('data-dir', {
+    type: 'string',
+    default: process.env['DATA_DIR'] || './data',
+    describe: 'The gateway state directory (same as the server) [DATA_DIR]',
+  });
+
+const store = async (args: Common) => {
+  const { AccountStore } = await import('@mcppipe/oauth');
+  return AccountStore.open(args.dataDir);
+};
+
+const date = (ms: number) => new Date(ms).toISOString();
+
+/** `accounts <add|list|remove>`. */
+export const accountsCommand: CommandModule = {
+  command: 'accounts',
+  describe: 'Manage tunnel relay accounts (T1)',
+  builder: (y) =>
+    dataDir(y)
+      .command<Common & { slug: string; passwordStdin?: boolean }>(
+        'add <slug>',
+        'Add an account; the password comes from stdin (--password-stdin) or a no-echo prompt',
+        (a) =>
+          a
+            .positional('slug', { type: 'string', demandOption: true })
+            .option('password-stdin', { type: 'boolean' }),
+        async (args) => {
+          if (process.stdin.isTTY && args.passwordStdin) throw usage('--password-stdin: stdin is a terminal');
+          const password = await readPassword();
+          await (await store(args)).addAccount(args.slug, password);
+          process.stderr.write(`account "${args.slug}" added\n`);
+        },
+      )
+      .command<Common>(
+        'list',
+        'List accounts',
+        (a) => a as unknown as Argv<Common>,
+        async (args) => {
+          for (const a of (await store(args)).listAccounts())
+            process.stdout.write(`${a.slug}\t${date(a.createdAt)}\n`);
+        },
+      )
+      .command<Common & { slug: string }>(
+        'remove <slug>',
+        'Remove an account and its keys (its live tunnels close)',
+        (a) => a.positional('slug', { type: 'string', demandOption: true }),
+        async (args) => {
+          await (await store(args)).removeAccount(args.slug);
+          process.stderr.write(`account "${args.slug}" removed\n`);
+        },
+      )
+      .demandCommand(1),
+  handler: () => {},
+};
+
+/** `keys <create|list|revoke>`. */
+export const keysCommand: CommandModule = {
+  command: 'keys',
+  describe: 'Manage tunnel API keys (T1)',
+  builder: (y) =>
+    dataDir(y)
+      .command<Common & { account: string; name?: string }>(
+        'create',
+        'Create an API key; prints the key alone on stdout (shown once)',
+        (a) =>
+          a
+            .option('account', { type: 'string', demandOption: true, describe: 'Owner account' })
+            .option('name', { type: 'string', describe: 'A label for the key' }),
+        async (args) => {
+          const { id, key } = await (await store(args)).createKey(args.account, args.name);
+          process.stderr.write(`key ${id} created for "${args.account}"; it is shown once:\n`);
+          process.stdout.write(`${key}\n`);
+        },
+      )
+      .command<Common & { account?: string }>(
+        'list',
+        'List keys (ids and names, never the keys)',
+        (a) => a.option('account', { type: 'string' }),
+        async (args) => {
+          for (const k of (await store(args)).listKeys(args.account))
+            process.stdout.write(`${k.id}\t${k.account}\t${k.name ?? ''}\t${date(k.createdAt)}\n`);
+        },
+      )
+      .command<Common & { id: string }>(
+        'revoke <id>',
+        'Revoke a key (its live tunnels close within a second)',
+        (a) => a.positional('id', { type: 'string', demandOption: true }),
+        async (args) => {
+          await (await store(args)).revokeKey(args.id);
+          process.stderr.write(`key ${args.id} revoked\n`);
+        },
+      )
+      .demandCommand(1),
+  handler: () => {},
+};

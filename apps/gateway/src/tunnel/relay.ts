@@ -1,0 +1,121 @@
+/**
+ * The tunnel relay of the gateway (DESIGN.md T1–T6), on when `--tunnel-zone` is set: the
+ * `@mcppipe/tunnel` registry keyed by the accounts' API keys, the `GET /tunnel/connect` upgrade, the
+ * request hook, the tunnels' OAuth resources and owners, and the accounts watcher (a key revoked by
+ * `mcppipe-gateway keys revoke` in another process closes its live tunnels within a second).
+ *
+ * @module
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth';
+import { METADATA_HEADER, TunnelRegistry, refuseUpgrade } from '@mcppipe/tunnel';
+import type { Logger } from '../types.js';
+import type { ZoneConfig } from './address.js';
+import { tunnelBases } from './address.js';
+import { createRelayHook } from './hook.js';
+import { POLICY_KEYS, parsePolicy } from './policy.js';
+
+/** The connect path (T2). */
+export const CONNECT_PATH = '/tunnel/connect';
+
+/** A running relay. */
+export interface TunnelRelay {
+  registry: TunnelRegistry;
+  /** The `onRequest` hook, registered before the Host guard and auth. */
+  hook: ReturnType<typeof createRelayHook>;
+  /** The live tunnels' resource URLs (both forms' `/mcp`), for the authorization server. */
+  resources(): string[];
+  /** Owner accounts of the tunnels' resources (the consent login is the owner's, T5). */
+  owners: ResourceOwners;
+  /** The HTTP server's `upgrade` listener. */
+  onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  close(): Promise<void>;
+}
+
+/** What {@link createRelay} needs. */
+export interface RelayDeps {
+  zone: ZoneConfig;
+  accounts: AccountStore;
+  /** Set once the provider exists (it needs the relay's resources and owners first). */
+  oauth: () => Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
+  logger: Logger;
+}
+
+/**
+ * Creates the relay.
+ *
+ * @param deps - zone, accounts, authorization server, logger
+ * @returns the relay
+ */
+export function createRelay(deps: RelayDeps): TunnelRelay {
+  const { zone, accounts, logger } = deps;
+  const registry = new TunnelRegistry({
+    authenticate: (key) => Promise.resolve(accounts.authenticateKey(key)),
+    publicUrl: (subdomain, account) => `${tunnelBases(zone, `${subdomain}--${account}`).host}/mcp`,
+    logger,
+    onEvent: (e) => {
+      if (e.type !== 'tunnel.connected') return;
+      const info = registry.list().find((t) => t.id === e.tunnelId);
+      if (info?.metadata[POLICY_KEYS.auth] === 'none')
+        logger.warn(
+          { account: e.account, subdomain: e.subdomain },
+          'WARNING: tunnel connected with auth "none": anyone who can reach its URL can use every tool behind it',
+        );
+    },
+  });
+  const stopWatching = accounts.watch(
+    () => {
+      const ids = accounts.keyIds();
+      for (const t of registry.list()) {
+        if (!ids.has(t.keyId) && registry.closeByKey(t.keyId) > 0)
+          logger.info({ account: t.account, subdomain: t.subdomain }, 'API key revoked: tunnel closed');
+      }
+    },
+    { onError: (err) => logger.error({ err: (err as Error).message }, 'could not reload accounts.json') },
+  );
+  const oauthProxy = {
+    authenticateBearer: (a: string | undefined, r: string) => deps.oauth().authenticateBearer(a, r),
+    protectedResourceMetadata: (r: string) => deps.oauth().protectedResourceMetadata(r),
+  };
+  const owned = (): Map<string, string> => {
+    const map = new Map<string, string>();
+    for (const t of registry.list()) {
+      const bases = tunnelBases(zone, `${t.subdomain}--${t.account}`);
+      map.set(`${bases.host}/mcp`, t.account).set(`${bases.path}/mcp`, t.account);
+    }
+    return map;
+  };
+  return {
+    registry,
+    hook: createRelayHook({ zone, registry, accounts, oauth: oauthProxy, logger }),
+    resources: () => [...owned().keys()],
+    owners: {
+      ownerOf: (resource) => owned().get(resource),
+      verifyPassword: (account, password) => accounts.verifyPassword(account, password),
+    },
+    onUpgrade: (req, socket, head) => {
+      if (new URL(req.url ?? '/', 'http://relay').pathname !== CONNECT_PATH) {
+        socket.destroy();
+        return;
+      }
+      let metadata: Record<string, string> = {};
+      try {
+        const raw = req.headers[METADATA_HEADER];
+        if (typeof raw === 'string') metadata = JSON.parse(raw) as Record<string, string>;
+      } catch {
+        // the registry refuses malformed metadata itself
+      }
+      const policy = typeof metadata === 'object' && metadata !== null ? parsePolicy(metadata) : undefined;
+      if (typeof policy === 'string') {
+        refuseUpgrade(socket, 400, { code: 'MCPP_TUNNEL_REFUSED', message: `tunnel policy: ${policy}` });
+        return;
+      }
+      void registry.handleUpgrade(req, socket, head);
+    },
+    close: async () => {
+      stopWatching();
+      await registry.close();
+    },
+  };
+}

@@ -1,0 +1,292 @@
+/**
+ * The tunnel relay of the gateway (issue 16 item 2; DESIGN.md T1–T6) as a real process: accounts and keys made
+ * with its own commands, tunnels connected with `@mcppipe/tunnel`'s `connectTunnel` serving a real Streamable
+ * HTTP MCP server on loopback, and real clients reaching them by the path form and by `Host`.
+ */
+import { execFile } from 'node:child_process';
+import { request } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { startFixtureServer, waitFor } from '@mcppipe/test-utils';
+import type { RunningFixtureServer } from '@mcppipe/test-utils';
+import { obtainToken as obtainTokenAs } from '@mcppipe/test-utils/oauth-flow';
+import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
+import type { TunnelClient, TunnelStatus } from '@mcppipe/tunnel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { OWNER_PASSWORD, gatewayCliPath, obtainToken, rpcHeaders, startGateway } from './gatewayProcess.js';
+import type { RunningGateway } from './gatewayProcess.js';
+
+const ZONE = 'tunnel.test';
+const ALICE_PW = 'alice tunnel passphrase';
+const BOB_PW = 'bob tunnel passphrase';
+
+function gatewayCommand(
+  args: string[],
+  stdin?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [gatewayCliPath, ...args],
+      { timeout: 60_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin!.end(stdin ?? '');
+  });
+}
+
+/** A raw HTTP/1.1 request to the gateway, with any `Host` (fetch cannot set it). */
+function raw(
+  port: number,
+  options: { path: string; host: string; method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: options.path,
+        method: options.method ?? 'POST',
+        setHost: false,
+        headers: { host: options.host, ...options.headers },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+
+describe('gateway tunnel relay (--tunnel-zone)', () => {
+  let dir: string;
+  let dataDir: string;
+  let gw: RunningGateway;
+  let upstream: RunningFixtureServer;
+  const keys: Record<string, string> = {};
+  const seen: IncomingHttpHeaders[] = [];
+  const tunnels: TunnelClient[] = [];
+  let loopback: ReturnType<typeof forwardToLoopback>;
+
+  const open = (account: 'alice' | 'bob', subdomain: string, metadata: Record<string, string>) => {
+    const statuses: TunnelStatus[] = [];
+    const tunnel = connectTunnel({
+      relayUrl: `${gw.url}/tunnel/connect`,
+      apiKey: keys[account]!,
+      subdomain,
+      metadata,
+      handler: (req, res) => {
+        seen.push({ ...req.headers });
+        loopback(req, res);
+      },
+      onStatus: (s) => statuses.push(s),
+    });
+    tunnels.push(tunnel);
+    return { tunnel, statuses };
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mcppipe-gw-tunnel-'));
+    dataDir = join(dir, 'data');
+    upstream = await startFixtureServer('sup-http-modern.mjs');
+    await writeFile(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
+    );
+    loopback = forwardToLoopback({ port: upstream.port });
+    for (const [slug, pw] of [
+      ['alice', ALICE_PW],
+      ['bob', BOB_PW],
+    ] as const) {
+      const added = await gatewayCommand(
+        ['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir],
+        pw,
+      );
+      expect(added.code).toBe(0);
+      expect(added.stdout + added.stderr).not.toContain(pw);
+      const key = await gatewayCommand([
+        'keys',
+        'create',
+        '--account',
+        slug,
+        '--name',
+        'laptop',
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(key.code).toBe(0);
+      expect(key.stdout).toMatch(/^mcpp_[A-Za-z0-9_-]{43}\n$/);
+      keys[slug] = key.stdout.trim();
+    }
+    gw = await startGateway([
+      '--config',
+      join(dir, 'mcp.json'),
+      '--data-dir',
+      dataDir,
+      '--tunnel-zone',
+      ZONE,
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.allSettled(tunnels.map((t) => t.close()));
+    loopback?.close();
+    const code = gw ? await gw.stop() : 0;
+    await upstream?.close();
+    await rm(dir, { recursive: true, force: true });
+    expect(code, gw?.stderr()).toBe(0);
+  });
+
+  it('stores only a bcrypt hash and SHA-256 digests of keys, mode 0600', async () => {
+    const path = join(dataDir, 'accounts.json');
+    const text = await readFile(path, 'utf8');
+    expect(text).not.toContain(ALICE_PW);
+    expect(text).not.toContain(keys['alice']);
+    expect(text).toMatch(/"passwordHash": "\$2b\$12\$[./A-Za-z0-9]{53}"/);
+    expect(text).toMatch(/"sha256": "[0-9a-f]{64}"/);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+  });
+
+  it('api-key mode: the owner key lists and calls through the path form; the agent credentials never reach the CLI', async () => {
+    const { tunnel } = open('alice', 'laptop', { auth: 'api-key' });
+    expect(await tunnel.connected()).toBe(`http://laptop--alice.${ZONE}:${gw.port}/mcp`);
+    const client = new Client({ name: 'tunnel-e2e', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.url}/t/laptop--alice/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${keys['alice']}`, cookie: 'sid=secret' } },
+      }),
+    );
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo', 'changed']);
+    expect(await client.callTool({ name: 'echo', arguments: { text: 'through the tunnel' } })).toMatchObject({
+      content: [{ type: 'text', text: 'through the tunnel' }],
+    });
+    await client.close();
+    expect(seen.length).toBeGreaterThan(0);
+    for (const h of seen) {
+      expect(h['authorization']).toBeUndefined();
+      expect(h['cookie']).toBeUndefined();
+      expect(h['x-forwarded-for']).toBe('127.0.0.1');
+      expect(h['x-forwarded-host']).toBe(`127.0.0.1:${gw.port}`);
+      expect(h['x-forwarded-proto']).toBe('http');
+    }
+  });
+
+  it('routes by Host; another account key is refused 401', async () => {
+    const host = `laptop--alice.${ZONE}:${gw.port}`;
+    seen.length = 0;
+    const ok = await raw(gw.port, { path: '/mcp', host, headers: rpcHeaders(keys['alice']), body: LIST });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toContain('"echo"');
+    expect(seen[0]?.['x-forwarded-host']).toBe(host);
+    const bob = await raw(gw.port, { path: '/mcp', host, headers: rpcHeaders(keys['bob']), body: LIST });
+    expect(bob.status).toBe(401);
+    const none = await raw(gw.port, { path: '/mcp', host, headers: rpcHeaders(), body: LIST });
+    expect(none.status).toBe(401);
+  });
+
+  it('refuses a subdomain held by another account (409)', async () => {
+    const { tunnel } = open('bob', 'laptop', { auth: 'api-key' });
+    await expect(tunnel.connected()).rejects.toMatchObject({ code: 'MCPP_TUNNEL_SUBDOMAIN_TAKEN' });
+  });
+
+  it('oauth mode: 401 names the tunnel metadata; the owner login works, the admin and gateway tokens do not', async () => {
+    const { tunnel } = open('alice', 'web', {});
+    await tunnel.connected();
+    const host = `web--alice.${ZONE}:${gw.port}`;
+    const challenge = await raw(gw.port, { path: '/mcp', host, headers: rpcHeaders(), body: LIST });
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers['www-authenticate']).toContain(
+      `resource_metadata="http://${host}/.well-known/oauth-protected-resource/mcp"`,
+    );
+    const meta = await raw(gw.port, {
+      path: '/.well-known/oauth-protected-resource/mcp',
+      host,
+      method: 'GET',
+    });
+    expect(JSON.parse(meta.body)).toMatchObject({
+      resource: `http://${host}/mcp`,
+      authorization_servers: [gw.url],
+    });
+    const pathForm = await fetch(`${gw.url}/t/web--alice/mcp`, {
+      method: 'POST',
+      headers: rpcHeaders(),
+      body: LIST,
+    });
+    expect(pathForm.status).toBe(401);
+    expect(pathForm.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${gw.url}/.well-known/oauth-protected-resource/t/web--alice/mcp"`,
+    );
+    await expect(obtainTokenAs(gw.url, '/t/web--alice/mcp', { password: OWNER_PASSWORD })).rejects.toThrow(
+      /login: 401/,
+    );
+    await expect(obtainTokenAs(gw.url, '/t/web--alice/mcp', { password: BOB_PW })).rejects.toThrow(
+      /login: 401/,
+    );
+    const { token } = await obtainTokenAs(gw.url, '/t/web--alice/mcp', { password: ALICE_PW });
+    const client = new Client({ name: 'tunnel-oauth', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${gw.url}/t/web--alice/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    expect((await client.listTools()).tools.map((t) => t.name)).toContain('echo');
+    await client.close();
+    const gatewayToken = (await obtainToken(gw.url, '/mcp')).token;
+    const refused = await fetch(`${gw.url}/t/web--alice/mcp`, {
+      method: 'POST',
+      headers: rpcHeaders(gatewayToken),
+      body: LIST,
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  }, 120_000);
+
+  it('the IP allowlist refuses an address outside it (403)', async () => {
+    const { tunnel } = open('alice', 'locked', { auth: 'none', allow: '10.0.0.0/8' });
+    await tunnel.connected();
+    const res = await fetch(`${gw.url}/t/locked--alice/mcp`, {
+      method: 'POST',
+      headers: rpcHeaders(),
+      body: LIST,
+    });
+    expect(res.status).toBe(403);
+  });
+
+  it('offline: 503 tunnel_offline with Retry-After at once', async () => {
+    const started = Date.now();
+    const res = await fetch(`${gw.url}/t/nobody--alice/mcp`, {
+      method: 'POST',
+      headers: rpcHeaders(),
+      body: LIST,
+    });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(await res.json()).toMatchObject({ error: { code: -32000, data: { reason: 'tunnel_offline' } } });
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('keys revoke in another process closes the live tunnel within about a second; the key is then refused', async () => {
+    const listed = await gatewayCommand(['keys', 'list', '--account', 'bob', '--data-dir', dataDir]);
+    const id = listed.stdout.split('\t')[0]!;
+    const { tunnel, statuses } = open('bob', 'desk', { auth: 'api-key' });
+    await tunnel.connected();
+    const revoked = await gatewayCommand(['keys', 'revoke', id, '--data-dir', dataDir]);
+    expect(revoked.code).toBe(0);
+    const at = Date.now();
+    await waitFor(() => statuses.some((s) => s.status !== 'connected' && s.status !== 'connecting'), {
+      timeoutMs: 10_000,
+    });
+    expect(Date.now() - at).toBeLessThan(3_000);
+    const again = open('bob', 'desk', { auth: 'api-key' });
+    await expect(again.tunnel.connected()).rejects.toMatchObject({ code: 'MCPP_TUNNEL_BAD_KEY' });
+  });
+});

@@ -17,7 +17,7 @@ const allowed = {
   policy: ['errors'],
   config: ['errors', 'namespace'],
   http: ['errors'],
-  oauth: ['errors'],
+  oauth: ['errors', 'namespace'],
   tunnel: ['errors', 'namespace', 'upstream-state'],
   supervisor: ['errors', 'config', 'upstream-state'],
   hub: ['errors', 'supervisor', 'upstream-state', 'aggregator'],

@@ -6,7 +6,7 @@
  */
 import type { BearerVerifier } from '@mcppipe/oauth';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
-import type { AuthInfo, McpServerFactory } from '@modelcontextprotocol/server';
+import type { McpServerFactory } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 
 /** A pino-compatible logger: `logger.warn({ upstream }, 'message')`. */

@@ -8,8 +8,11 @@ import { resolveLayout } from './layout.js';
 import { listenFailed, parseHostPort, version } from './util.js';
 import { takeEarlyStart } from './early.js';
 import { trace, tracing } from './trace.js';
+import { planTunnel } from './tunnel.js';
+import type { RunningTunnel } from './tunnel.js';
 import { spawn as nodeSpawn } from 'node:child_process';
 import type { SpawnOptions } from 'node:child_process';
+import type { AddressInfo } from 'node:net';
 
 /** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
 const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} };
@@ -41,6 +44,7 @@ export async function runUp(args: UpArgs): Promise<void> {
     early?.layoutFor({ upstream: args.upstream, stdio: args.stdio, upstreamsFile: args.upstreamsFile }) ??
     (await resolveLayout(args, logger));
   trace('layout resolved');
+  const tunnelPlan = planTunnel(args, layout); // exit 2 before anything starts (T7)
   const metrics = args.metricsAddr ? new (await import('../metrics.js')).Metrics() : undefined;
 
   // Cold start: the serving side loads only once every stdio upstream has been spawned, so the children start
@@ -173,6 +177,12 @@ export async function runUp(args: UpArgs): Promise<void> {
   trace('listening');
   if (tracing) app.server.once('request', () => trace('first request'));
   logger.info({ address }, 'listening');
+  let tunnel: RunningTunnel | undefined;
+  if (tunnelPlan) {
+    const { startTunnel } = await import('./tunnel.js');
+    const { port } = app.server.address() as AddressInfo;
+    tunnel = await startTunnel(tunnelPlan, { host: args.host, port }, logger, version);
+  }
   const metricsServer =
     metrics && metricsAt
       ? await metrics.listen(...metricsAt).catch((err: unknown) => {
@@ -191,6 +201,7 @@ export async function runUp(args: UpArgs): Promise<void> {
     setTimeout(() => process.exit(1), 15_000).unref(); // a stuck child or connection cannot keep us alive
     try {
       logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
+      await tunnel?.close(); // first: the relay frees the subdomain at once
       const closing = app.close(); // stops accepting; resolves once every connection has ended
       for (let waited = 0; app.inflight() > 0 && waited < 3_000; waited += 50)
         await new Promise((r) => setTimeout(r, 50));
@@ -226,7 +237,22 @@ export async function runUp(args: UpArgs): Promise<void> {
   trace('lists warmed');
   if (stopping) return;
   report.printTable(supervisor, aggregator, { startedAt: started });
-  report.printReady(url, { hub: args.hub, metrics: metricsServer?.address, mode: layout.mode });
+  if (tunnel) {
+    // the table shows the public URL once connected; an unreachable relay does not hold it back (its state is shown)
+    let tunnelWait: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      tunnel.client.connected().catch(() => {}),
+      new Promise<void>((resolve) => (tunnelWait = setTimeout(resolve, tableWaitMs(process.env)))),
+    ]);
+    clearTimeout(tunnelWait);
+  }
+  if (stopping) return;
+  report.printReady(url, {
+    hub: args.hub,
+    metrics: metricsServer?.address,
+    mode: layout.mode,
+    tunnel: tunnel && { line: tunnel.line(), publicUrl: tunnel.client.publicUrl },
+  });
   if (settled) return;
   // some upstream was still connecting: print the table again once the last one has settled (issue 13.5)
   await allSettled;

@@ -181,7 +181,7 @@ export async function runUp(args: UpArgs): Promise<void> {
   if (tunnelPlan) {
     const { startTunnel } = await import('./tunnel.js');
     const { port } = app.server.address() as AddressInfo;
-    tunnel = await startTunnel(tunnelPlan, { host: args.host, port }, logger, version);
+    tunnel = await startTunnel(tunnelPlan, { host: args.host, port }, { logger, version });
   }
   const metricsServer =
     metrics && metricsAt

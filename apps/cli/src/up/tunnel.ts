@@ -193,15 +193,15 @@ export function statusLine(s: TunnelStatus, plan: Pick<TunnelPlan, 'subdomain'>)
  *
  * @param plan - from {@link planTunnel}
  * @param listener - the CLI's own loopback listener
- * @param logger - status changes are logged one line each
+ * @param context - `logger` (status changes are logged one line each) and the CLI `version` (sent as metadata)
  * @returns the running tunnel (already connecting)
  */
 export async function startTunnel(
   plan: TunnelPlan,
   listener: { host: string; port: number },
-  logger: Logger,
-  version: string,
+  context: { logger: Logger; version: string },
 ): Promise<RunningTunnel> {
+  const { logger, version } = context;
   const { connectTunnel, forwardToLoopback } = await import('@mcppipe/tunnel');
   let handler: ((req: Http2ServerRequest, res: Http2ServerResponse) => void) & { close(): void };
   if (plan.zeroKnowledge) {

@@ -19,6 +19,7 @@ export const redactPaths = [
   '*.env',
   '*.token',
   '*.password',
+  'apiKey',
   '*.apiKey',
   '*.secret',
 ];

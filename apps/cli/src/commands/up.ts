@@ -1,7 +1,7 @@
 import { McpPipeError } from '@mcppipe/errors';
 import type { Argv, CommandModule } from 'yargs';
 import { DEFAULT_PORT, envVariable, flagsFromEnv, upOptions } from '../up/flags.js';
-import type { LogLevel } from '../up/flags.js';
+import type { LogLevel, TunnelAuthMode } from '../up/flags.js';
 import { trace } from '../up/trace.js';
 
 /** Parsed flags of `mcppipe up` (each also settable as `MCPPIPE_<FLAG>` in the environment). */
@@ -22,6 +22,14 @@ export interface UpArgs {
   allowedOrigins: string[];
   allowedHosts: string[];
   yes: boolean;
+  /** The relay to serve through (T2), or undefined for no tunnel. */
+  tunnel: string | undefined;
+  /** API key of the relay account: a secret, never logged. */
+  apiKey: string | undefined;
+  subdomain: string | undefined;
+  tunnelAuth: TunnelAuthMode;
+  allowIp: string[];
+  zeroKnowledge: boolean;
 }
 
 export { DEFAULT_PORT };

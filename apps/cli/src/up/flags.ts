@@ -10,6 +10,10 @@ import type { Options } from 'yargs';
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
+/** Auth modes of `--tunnel-auth` (DESIGN.md T5). */
+export const tunnelAuthModes = ['oauth', 'api-key', 'none'] as const;
+export type TunnelAuthMode = (typeof tunnelAuthModes)[number];
+
 /** The default port of `mcppipe up` (documented in the CLI reference). */
 export const DEFAULT_PORT = 8808;
 
@@ -87,6 +91,38 @@ export const upOptions = {
     array: true,
     default: [],
     describe: 'Extra Host header names allowed on a loopback bind',
+  },
+  tunnel: {
+    requiresArg: true,
+    type: 'string',
+    describe: 'Also serve through a relay: its URL (e.g. https://gw.example; /tunnel/connect is added)',
+  },
+  'api-key': {
+    requiresArg: true,
+    type: 'string',
+    describe: 'API key of your relay account (for --tunnel; never logged)',
+  },
+  subdomain: {
+    requiresArg: true,
+    type: 'string',
+    describe: 'Tunnel subdomain (default: derived from the upstream names and this host)',
+  },
+  'tunnel-auth': {
+    choices: tunnelAuthModes,
+    default: 'oauth',
+    describe: 'Who may call the public URL: oauth, api-key (a key of your account) or none',
+  },
+  'allow-ip': {
+    requiresArg: true,
+    type: 'string',
+    array: true,
+    default: [],
+    describe: 'Only these client addresses may call the public URL: CIDR or address (repeatable)',
+  },
+  'zero-knowledge': {
+    type: 'boolean',
+    default: false,
+    describe: 'Relay raw HTTP bytes to a single HTTP upstream; nothing parses JSON-RPC (T7)',
   },
   yes: {
     alias: 'y',

@@ -55,19 +55,29 @@ export function renamedLines(diagnostics: readonly UpstreamDiagnostics[]): strin
     : `renamed for model APIs (see docs/cli.md "Exposed names"):\n${lines.join('\n')}\n`;
 }
 
-/** Prints the endpoint URL and a ready-to-paste line for adding it to a client. */
+/**
+ * Prints the endpoint URL and a ready-to-paste line for adding it to a client: with a connected tunnel (T2) the
+ * line under the table names the public URL and the client line uses it.
+ */
 export function printReady(
   url: string,
-  extra: { hub: boolean; metrics: AddressInfo | undefined; mode: 'single' | 'aggregate' },
+  extra: {
+    hub: boolean;
+    metrics: AddressInfo | undefined;
+    mode: 'single' | 'aggregate';
+    tunnel?: { line: string; publicUrl: string | undefined } | undefined;
+  },
 ): void {
+  const paste = extra.tunnel?.publicUrl ?? url;
   const lines = [
     `mcppipe: serving ${url}${extra.mode === 'single' ? ' (single upstream, forwarded verbatim)' : ''}`,
     ...(extra.hub ? [`mcppipe: hub at ${url.replace(/\/mcp$/, '/hub')}`] : []),
     ...(extra.metrics
       ? [`mcppipe: metrics at http://${extra.metrics.address}:${extra.metrics.port}/metrics`]
       : []),
-    `  add it to Claude Code:  claude mcp add --transport http mcppipe ${url}`,
-    `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${url} --method tools/list`,
+    ...(extra.tunnel ? [`mcppipe: ${extra.tunnel.line}`] : []),
+    `  add it to Claude Code:  claude mcp add --transport http mcppipe ${paste}`,
+    `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${paste} --method tools/list`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -1,3 +1,4 @@
+import type { AddressInfo } from 'node:net';
 import type { Layout } from '@mcppipe/config';
 import { Supervisor } from '@mcppipe/supervisor';
 import { aggregatorPolicy } from '@mcppipe/upstream-state';
@@ -12,7 +13,8 @@ import { Shutdown } from './shutdown.js';
 import { countSpawns } from './spawns.js';
 import type { CountedSpawns } from './spawns.js';
 import { trace, tracing } from './trace.js';
-import { parseHostPort } from './util.js';
+import { planTunnel } from './tunnelPlan.js';
+import { parseHostPort, version } from './util.js';
 
 /** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
 const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} };
@@ -23,8 +25,9 @@ async function prepare(args: UpArgs, logger: Logger, early: EarlyStart | undefin
     early?.layoutFor({ upstream: args.upstream, stdio: args.stdio, upstreamsFile: args.upstreamsFile }) ??
     (await resolveLayout(args, logger));
   trace('layout resolved');
+  const tunnelPlan = planTunnel(args, layout); // exit 2 before anything starts (T7)
   const metrics = args.metricsAddr ? new (await import('../metrics.js')).Metrics() : undefined;
-  return { layout, metrics };
+  return { layout, metrics, tunnelPlan };
 }
 
 /** Step 2: the supervisor over the layout's upstreams, spawning through the counting `spawn`. */
@@ -67,7 +70,7 @@ export async function runUp(args: UpArgs): Promise<void> {
   const metricsAt = args.metricsAddr ? parseHostPort(args.metricsAddr) : undefined;
   trace('logger created');
   const early = takeEarlyStart();
-  const { layout, metrics } = await prepare(args, logger, early);
+  const { layout, metrics, tunnelPlan } = await prepare(args, logger, early);
   const spawns = countSpawns(layout.upstreams.filter((u) => u.transport === 'stdio').length, early);
   const supervisor = supervise({ layout, metrics, spawns }, logger, early);
   const shutdown = new Shutdown(supervisor, logger);
@@ -94,7 +97,16 @@ export async function runUp(args: UpArgs): Promise<void> {
     metricsAt,
     logger,
   });
-  shutdown.serving({ ...composed, app: listening.app, metricsServer: listening.metricsServer });
+  const tunnel = tunnelPlan
+    ? await (
+        await import('./tunnel.js')
+      ).startTunnel(
+        tunnelPlan,
+        { host: args.host, port: (listening.app.server.address() as AddressInfo).port },
+        { logger, version },
+      )
+    : undefined;
+  shutdown.serving({ ...composed, app: listening.app, metricsServer: listening.metricsServer, tunnel });
   if (shutdown.stopping) return; // a signal came while the serving side was starting: that stop is under way
   const url = `${listening.address.replace('0.0.0.0', '127.0.0.1').replace('[::]', '[::1]')}/mcp`;
   await printStartup({
@@ -103,6 +115,7 @@ export async function runUp(args: UpArgs): Promise<void> {
     upstreamsStarted,
     startedAt,
     ready: { url, hub: args.hub, metrics: listening.metricsServer?.address, mode: layout.mode },
+    tunnel,
     stopping: () => shutdown.stopping,
   });
 }

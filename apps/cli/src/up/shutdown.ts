@@ -12,6 +12,8 @@ export interface Serving {
   aggregator: Aggregator;
   metricsServer: { server: Server } | undefined;
   closeHub: (() => Promise<void>) | undefined;
+  /** The tunnel to the relay, closed first so the relay frees the subdomain at once (T2). */
+  tunnel?: { close(): Promise<void> } | undefined;
 }
 
 /** Longest a stop may take before the process exits anyway (a stuck child or connection cannot keep us alive). */
@@ -75,6 +77,7 @@ export class Shutdown {
     const logger = this.#logger;
     try {
       logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
+      await s.tunnel?.close().catch(() => {}); // first: the relay frees the subdomain at once
       const closing = s.app.close(); // stops accepting; resolves once every connection has ended
       for (let waited = 0; s.app.inflight() > 0 && waited < INFLIGHT_GRACE_MS; waited += 50)
         await new Promise((r) => setTimeout(r, 50));

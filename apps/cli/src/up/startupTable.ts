@@ -2,6 +2,7 @@ import type { Aggregator } from '@mcppipe/aggregator';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { printReady, printTable, warmLists } from './report.js';
 import { trace } from './trace.js';
+import type { RunningTunnel } from './tunnel.js';
 
 /**
  * Longest the startup table waits for every upstream's first attempt, in ms (the URL is printed with it); when a slow
@@ -24,6 +25,8 @@ export interface StartupReport {
   startedAt: number;
   /** The `/mcp` URL, and what else to print with it. */
   ready: { url: string } & Parameters<typeof printReady>[1];
+  /** The tunnel, when `--tunnel` is set: the URL line waits (at most the table wait) for it to connect. */
+  tunnel?: RunningTunnel | undefined;
   /** Whether a signal came (then nothing more is printed). */
   stopping: () => boolean;
 }
@@ -51,7 +54,18 @@ export async function printStartup(r: StartupReport): Promise<void> {
   trace('lists warmed');
   if (r.stopping()) return;
   printTable(r.registry, r.aggregator, { startedAt: r.startedAt });
-  printReady(url, extra);
+  if (r.tunnel) {
+    // the URL line shows the public URL once connected; an unreachable relay does not hold it back (its state is shown)
+    let tunnelWait: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      r.tunnel.client.connected().catch(() => {}),
+      new Promise<void>((resolve) => (tunnelWait = setTimeout(resolve, tableWaitMs(process.env)))),
+    ]);
+    clearTimeout(tunnelWait);
+    if (r.stopping()) return;
+  }
+  const tunnel = r.tunnel && { line: r.tunnel.line(), publicUrl: r.tunnel.client.publicUrl };
+  printReady(url, { ...extra, tunnel });
   if (settled) return;
   await allSettled;
   if (r.stopping()) return;

@@ -1,0 +1,128 @@
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { TunnelClient, TunnelStatus } from '@mcppipe/tunnel';
+import type { Logger } from 'pino';
+import type { TunnelPlan } from './tunnelPlan.js';
+
+export interface RunningTunnel {
+  readonly client: TunnelClient;
+  /** One line for the startup table: `tunnel https://… (connected)` or `tunnel … (reconnecting: …)`. */
+  line(): string;
+  /** Closes the tunnel (the relay frees the subdomain at once) and the loopback pool. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one line logged for a status change (T6): `tunnel connected: https://…`, `tunnel reconnecting in 4 s (…)`,
+ * `tunnel refused: … — the local endpoint keeps serving; …`.
+ */
+export function statusLine(s: TunnelStatus, plan: Pick<TunnelPlan, 'subdomain'>): string | undefined {
+  switch (s.status) {
+    case 'connected':
+      return `tunnel connected: ${s.publicUrl}`;
+    case 'reconnecting':
+      return `tunnel reconnecting in ${Math.round(s.retryInMs / 1000)} s (${s.reason})`;
+    case 'refused': {
+      const change =
+        s.code === 'MCPP_TUNNEL_BAD_KEY'
+          ? 'check --api-key (or MCPPIPE_API_KEY)'
+          : s.code === 'MCPP_TUNNEL_SUBDOMAIN_TAKEN'
+            ? `choose another --subdomain than ${JSON.stringify(plan.subdomain)}`
+            : s.code === 'MCPP_TUNNEL_INVALID_SUBDOMAIN'
+              ? 'choose another --subdomain'
+              : 'see the reason, then restart mcppipe up';
+      return `tunnel refused: ${s.reason} — the local endpoint keeps serving; ${change}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Starts the tunnel (T2–T7): dials the relay and serves public requests with the CLI's own loopback listener
+ * (`forwardToLoopback`, so its DNS-rebinding check stays on and nothing is served twice), or, in zero-knowledge
+ * mode, relays the HTTP bytes to the single HTTP upstream without parsing them. The auth mode and IP allowlist
+ * travel to the relay in the connect metadata (`auth`, `allowIp`), which enforces them (T5).
+ *
+ * @param plan - from {@link planTunnel}
+ * @param listener - the CLI's own loopback listener
+ * @param context - `logger` (status changes are logged one line each) and the CLI `version` (sent as metadata)
+ * @returns the running tunnel (already connecting)
+ */
+export async function startTunnel(
+  plan: TunnelPlan,
+  listener: { host: string; port: number },
+  context: { logger: Logger; version: string },
+): Promise<RunningTunnel> {
+  const { logger, version } = context;
+  const { connectTunnel, forwardToLoopback } = await import('@mcppipe/tunnel');
+  let handler: ((req: Http2ServerRequest, res: Http2ServerResponse) => void) & { close(): void };
+  if (plan.zeroKnowledge) {
+    const target = new URL(plan.zeroKnowledge.url);
+    const extra = plan.zeroKnowledge.headers ?? {};
+    const forward = forwardToLoopback({
+      host: target.hostname.replace(/^\[|\]$/g, ''),
+      port: Number(target.port || 80),
+    });
+    // Bytes only: the public path is mapped onto the upstream's URL and its configured headers are added; nothing
+    // reads the body (T7).
+    handler = Object.assign(
+      (req: Http2ServerRequest, res: Http2ServerResponse) => {
+        const query = req.url.indexOf('?');
+        req.url = `${target.pathname}${query >= 0 ? req.url.slice(query) : target.search}`;
+        for (const [k, v] of Object.entries(extra)) req.headers[k.toLowerCase()] = v;
+        forward(req, res);
+      },
+      { close: () => forward.close() },
+    );
+  } else {
+    const host = listener.host === '0.0.0.0' ? '127.0.0.1' : listener.host === '::' ? '::1' : listener.host;
+    handler = forwardToLoopback({ host, port: listener.port });
+  }
+  const metadata: Record<string, string> = { cli: `mcppipe/${version}`, auth: plan.auth };
+  if (plan.allowIp.length > 0) metadata['allow'] = plan.allowIp.join(','); // the relay's metadata keys: auth, allow (packages/tunnel README)
+  let last: TunnelStatus = { status: 'connecting', attempt: 1 };
+  const client = connectTunnel({
+    relayUrl: plan.relayUrl,
+    apiKey: plan.apiKey,
+    subdomain: plan.subdomain,
+    handler,
+    zeroKnowledge: plan.zeroKnowledge !== undefined,
+    metadata,
+    logger: logger.child({ component: 'tunnel' }),
+    onStatus: (s) => {
+      last = s;
+      const line = statusLine(s, plan);
+      if (!line) return;
+      const fields = { subdomain: plan.subdomain, status: s.status };
+      if (s.status === 'connected') logger.info(fields, line);
+      else if (s.status === 'refused') logger.error({ ...fields, code: s.code }, line);
+      else logger.warn(fields, line);
+    },
+  });
+  if (plan.auth === 'none')
+    logger.warn(
+      { subdomain: plan.subdomain },
+      'tunnel auth is none: anyone who knows the public URL can call your tools (use --tunnel-auth oauth or api-key)',
+    );
+  return {
+    client,
+    line() {
+      const s = last;
+      const where = client.publicUrl ?? plan.relayUrl;
+      const zk = plan.zeroKnowledge ? ', zero-knowledge' : '';
+      const state =
+        s.status === 'connected'
+          ? 'connected'
+          : s.status === 'reconnecting'
+            ? `reconnecting: ${s.reason}`
+            : s.status === 'refused'
+              ? `refused: ${s.reason}`
+              : s.status;
+      return `tunnel ${where} (${state}; auth ${plan.auth}${zk})`;
+    },
+    async close() {
+      await client.close().catch(() => {});
+      handler.close();
+    },
+  };
+}

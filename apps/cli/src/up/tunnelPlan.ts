@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import { isIP } from 'node:net';
+import { hostname as osHostname } from 'node:os';
+import type { HttpUpstreamConfig, Layout } from '@mcppipe/config';
+import { expandUpstream } from '@mcppipe/config';
+import { McpPipeError } from '@mcppipe/errors';
+import { isValidUpstreamName } from '@mcppipe/namespace';
+import type { TunnelAuthMode } from './flags.js';
+
+/** The tunnel flags of `mcppipe up` (DESIGN.md T2, T5, T7). */
+export interface TunnelFlags {
+  tunnel: string | undefined;
+  apiKey: string | undefined;
+  subdomain: string | undefined;
+  tunnelAuth: TunnelAuthMode;
+  allowIp: readonly string[];
+  zeroKnowledge: boolean;
+}
+
+/** A checked tunnel configuration: what `startTunnel` connects with. */
+export interface TunnelPlan {
+  /** The relay's connect URL (`…/tunnel/connect`). */
+  relayUrl: string;
+  /** A secret: never logged. */
+  apiKey: string;
+  subdomain: string;
+  auth: TunnelAuthMode;
+  allowIp: string[];
+  /** Zero-knowledge (T7): the single HTTP upstream whose bytes are relayed, unparsed. */
+  zeroKnowledge: HttpUpstreamConfig | undefined;
+}
+
+/** Seed 000's reason, quoted in the exit-2 message for `--zero-knowledge` with an aggregator layout (T7). */
+export const ZERO_KNOWLEDGE_AGGREGATOR_REASON =
+  'Zero-knowledge mode routes raw bytes and disables JSON-RPC parsing, so it cannot prefix or fan out — it is not compatible with the aggregator. Use it on a single-upstream tunnel.';
+
+const usage = (message: string): McpPipeError => new McpPipeError('MCPP_CLI_USAGE', message);
+
+/**
+ * The default subdomain: `mcp-` and 8 hex digits of SHA-256 over this machine's host name and the sorted upstream
+ * names, so the same layout on the same machine keeps its public URL across restarts (docs/cli.md). It fits the
+ * subdomain rule `^[a-z][a-z0-9_-]{0,31}$`.
+ *
+ * @param upstreamNames - the layout's upstream names (any order)
+ * @param host - the machine's host name
+ */
+export function defaultSubdomain(upstreamNames: readonly string[], host: string = osHostname()): string {
+  const digest = createHash('sha256')
+    .update(`${host}\n${[...upstreamNames].sort().join('\n')}`)
+    .digest('hex');
+  return `mcp-${digest.slice(0, 8)}`;
+}
+
+/** Whether `value` is an IP address or a CIDR (`10.0.0.0/8`, `2001:db8::/32`). */
+function isCidr(value: string): boolean {
+  const [address = '', prefix, extra] = value.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * Checks the tunnel flags against the layout before anything starts, so a wrong combination exits 2 at once.
+ *
+ * @param flags - the parsed flags
+ * @param layout - the resolved layout
+ * @param host - the machine's host name (for the default subdomain)
+ * @returns the plan, or undefined without `--tunnel`
+ * @throws McpPipeError `MCPP_CLI_USAGE` (exit 2): a tunnel flag without `--tunnel`, no `--api-key`, a bad relay
+ *   URL, subdomain or CIDR, or `--zero-knowledge` with an aggregator layout (seed 000's reason, T7) or a stdio
+ *   upstream
+ */
+export function planTunnel(flags: TunnelFlags, layout: Layout, host?: string): TunnelPlan | undefined {
+  if (flags.tunnel === undefined || flags.tunnel === '') {
+    const stray = [
+      flags.subdomain !== undefined && '--subdomain',
+      flags.allowIp.length > 0 && '--allow-ip',
+      flags.zeroKnowledge && '--zero-knowledge',
+      flags.tunnelAuth !== 'oauth' && '--tunnel-auth',
+    ].filter(Boolean);
+    if (stray.length > 0)
+      throw usage(
+        `${stray.join(', ')} only applies with --tunnel URL (or MCPPIPE_TUNNEL): add the relay's URL`,
+      );
+    return undefined;
+  }
+  let url: URL;
+  try {
+    url = new URL(flags.tunnel);
+  } catch {
+    throw usage(
+      `--tunnel must be the relay's URL, e.g. https://gw.example.com, got ${JSON.stringify(flags.tunnel)}`,
+    );
+  }
+  if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol))
+    throw usage(`--tunnel must be an http(s):// URL, got ${JSON.stringify(flags.tunnel)}`);
+  if (!url.pathname.endsWith('/tunnel/connect'))
+    url.pathname = `${url.pathname.replace(/\/+$/, '')}/tunnel/connect`;
+  if (!flags.apiKey)
+    throw usage(
+      '--tunnel needs --api-key KEY (or MCPPIPE_API_KEY): an API key of your relay account (mcppipe-gateway keys create)',
+    );
+  const subdomain =
+    flags.subdomain ??
+    defaultSubdomain(
+      layout.upstreams.map((u) => u.name),
+      host,
+    );
+  if (!isValidUpstreamName(subdomain))
+    throw usage(
+      `--subdomain ${JSON.stringify(subdomain)} is invalid: it must match ^[a-z][a-z0-9_-]{0,31}$ (lowercase, starts with a letter), without "__" and not ending in "_"`,
+    );
+  const allowIp = flags.allowIp
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+  for (const cidr of allowIp)
+    if (!isCidr(cidr))
+      throw usage(
+        `--allow-ip ${JSON.stringify(cidr)} is not an address or CIDR (e.g. 203.0.113.0/24 or 2001:db8::/32)`,
+      );
+  let zeroKnowledge: HttpUpstreamConfig | undefined;
+  if (flags.zeroKnowledge) {
+    const only = layout.upstreams[0];
+    if (layout.mode !== 'single' || layout.upstreams.length !== 1 || !only)
+      throw usage(
+        `--zero-knowledge cannot serve ${layout.upstreams.length} upstreams: ${ZERO_KNOWLEDGE_AGGREGATOR_REASON}`,
+      );
+    if (only.transport !== 'http')
+      throw usage(
+        '--zero-knowledge needs an HTTP upstream (--upstream URL): a stdio server speaks JSON-RPC lines, which the CLI must parse to serve them over HTTP, so its traffic cannot be relayed unparsed. Serve it over Streamable HTTP, or drop --zero-knowledge.',
+      );
+    const expanded = expandUpstream(only, process.env);
+    if (new URL(expanded.url).protocol !== 'http:')
+      throw usage(
+        `--zero-knowledge relays bytes to an http:// upstream; ${JSON.stringify(only.name)} is ${new URL(expanded.url).protocol}// (serve it on a local http:// address, or drop --zero-knowledge)`,
+      );
+    zeroKnowledge = expanded;
+  }
+  return {
+    relayUrl: url.href,
+    apiKey: flags.apiKey,
+    subdomain,
+    auth: flags.tunnelAuth,
+    allowIp,
+    zeroKnowledge,
+  };
+}
+
+/** The running tunnel, as `runUp` sees it. */

@@ -13,3 +13,5 @@ export { cliPath, runCli, startCli } from './cli.js';
 export type { RunningCli } from './cli.js';
 export { isPidRunning, processTreePids, startFixtureServer, stopChild } from './processes.js';
 export type { RunningFixtureServer } from './processes.js';
+export { startRedis } from './redis.js';
+export type { RunningRedis, StartRedisOptions } from './redis.js';

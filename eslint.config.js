@@ -15,6 +15,7 @@ const allowed = {
   namespace: ['errors'],
   'upstream-state': ['errors'],
   policy: ['errors'],
+  store: ['errors', 'policy'],
   config: ['errors', 'namespace'],
   http: ['errors'],
   oauth: ['errors', 'namespace'],

@@ -122,6 +122,20 @@ export const errorCodes = {
   /** An option of `connectTunnel` or `TunnelRegistry` is invalid (relay URL, durations, backoff); the message names it. */
   MCPP_TUNNEL_INVALID_OPTIONS: '@mcppipe/tunnel',
 
+  // ── @mcppipe/store ────────────────────────────────────────────────────────────────
+  /** The store's Redis is unreachable (down, restarting, network) or did not answer within the command timeout; the operation was refused and nothing changed. mcppipe reconnects on its own; check `--redis` / `MCPPIPE_REDIS_URL` and that Redis runs (S1). */
+  MCPP_STORE_UNAVAILABLE: '@mcppipe/store',
+  /** An atomic update lost the race to other writers more times than its retry limit allows; nothing was written. Retry the request; if it persists, one key is updated too often. */
+  MCPP_STORE_CONFLICT: '@mcppipe/store',
+  /** A store option is invalid (Redis URL scheme, collection name, durations); the message names it. */
+  MCPP_STORE_INVALID_OPTIONS: '@mcppipe/store',
+  /** The JSON state file could not be written (disk full, read-only file system); the old file stays intact (G12). Free space or fix the data directory's permissions. */
+  MCPP_STORE_WRITE_FAILED: '@mcppipe/store',
+  /** Redis refused a command with an error reply (wrong key type, memory limit, a disabled command); the message names the command. Check the Redis server's configuration. */
+  MCPP_STORE_REDIS_ERROR: '@mcppipe/store',
+  /** The store was closed; no more operations are accepted. */
+  MCPP_STORE_CLOSED: '@mcppipe/store',
+
   // ── apps ──────────────────────────────────────────────────────────────────────────
   /** A command-line flag or argument is invalid; the message says which and how to fix it. */
   MCPP_CLI_USAGE: 'mcppipe',

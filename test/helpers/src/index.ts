@@ -15,3 +15,5 @@ export { isPidRunning, processTreePids, startFixtureServer, stopChild } from './
 export type { RunningFixtureServer } from './processes.js';
 export { startPathRelay } from './relay.js';
 export type { PathRelay } from './relay.js';
+export { startRedis } from './redis.js';
+export type { RunningRedis, StartRedisOptions } from './redis.js';

@@ -22,7 +22,7 @@ const allowed = {
   tunnel: ['errors', 'namespace', 'upstream-state'],
   supervisor: ['errors', 'config', 'upstream-state'],
   hub: ['errors', 'supervisor', 'upstream-state', 'aggregator'],
-  aggregator: ['errors', 'namespace', 'supervisor', 'upstream-state'],
+  aggregator: ['errors', 'namespace', 'http', 'supervisor', 'upstream-state'],
 };
 const boundaries = Object.entries(allowed).map(([pkg, deps]) => ({
   files: [`packages/${pkg}/src/**/*.ts`],

@@ -4,7 +4,6 @@ import * as api from './index.js';
 it('exports exactly the public API', () => {
   expect(Object.keys(api).sort()).toEqual([
     'REQUEST_TIMEOUT_CODE',
-    'SERIALIZED_RESULT',
     'UPSTREAM_UNAVAILABLE_CODE',
     'createAggregator',
     'createProxyServer',

@@ -6,7 +6,6 @@
  */
 export { createAggregator } from './aggregator.js';
 export { listenStreamSubscriptions } from './listenHold.js';
-export { SERIALIZED_RESULT } from './serialized.js';
 export {
   toJsonRpcError,
   upstreamUnavailableError,

@@ -11,11 +11,11 @@
  * @module
  */
 import { McpPipeError } from '@mcppipe/errors';
+import { SHARED_MODERN_SERVER } from '@mcppipe/http';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { Server } from '@modelcontextprotocol/server';
 import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/server';
 import { forwardForAgent } from './forward.js';
-import { SHARED_MODERN_SERVER } from './server.js';
 
 /** Options of {@link createProxyServer}. */
 export interface ProxyServerOptions {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SERIALIZED_RESULT, wholeListResult } from './serialized.js';
+import { SERIALIZED_RESULT } from '@mcppipe/http';
+import { wholeListResult } from './serialized.js';
 
 const bytesOf = (result: object): unknown => (result as Record<symbol, unknown>)[SERIALIZED_RESULT];
 
@@ -40,7 +41,7 @@ describe('wholeListResult', () => {
     expect(wholeListResult('prompts', empty)).toEqual({ prompts: [] });
   });
 
-  it('uses the registered symbol, so hosts can honour it without importing this package', () => {
+  it("keeps the text under @mcppipe/http's registered symbol (the one home of the key)", () => {
     expect(SERIALIZED_RESULT).toBe(Symbol.for('@mcppipe/serialized-result'));
   });
 });

@@ -6,13 +6,10 @@
  * object as usual and gets the same text.
  */
 
-/**
- * Key of the UTF-8 JSON text of a result (a `Buffer`, equal to `JSON.stringify(result)`), as a non-enumerable
- * property: `JSON.stringify` ignores it, and a copy (`{ ...result }`, which an SDK codec makes when it changes a
- * result on the way out) drops it, so a copy is never written with text that describes the original.
- * `Symbol.for`, so `@mcppipe/http` (which honours it) needs no dependency on this package.
- */
-export const SERIALIZED_RESULT: unique symbol = Symbol.for('@mcppipe/serialized-result');
+// The text is kept under `@mcppipe/http`'s `SERIALIZED_RESULT` (its one home: the host that honours it) as a
+// non-enumerable property: `JSON.stringify` ignores it, and a copy (`{ ...result }`, which an SDK codec makes when
+// it changes a result on the way out) drops it, so a copy is never written with text that describes the original.
+import { SERIALIZED_RESULT } from '@mcppipe/http';
 
 const results = new WeakMap<readonly object[], Record<string, unknown>>();
 

@@ -5,6 +5,7 @@
  * sessions, `server/discover` on 2026-07-28) asks the registry to retry failed upstreams (A12), and closing
  * forgets the session (its subscriptions are released).
  */
+import { SHARED_MODERN_SERVER } from '@mcppipe/http';
 import { Server } from '@modelcontextprotocol/server';
 import type {
   Implementation,
@@ -20,12 +21,6 @@ import { dispatchAggregate } from './route.js';
 import { dispatchSingle, singleUpstream } from './single.js';
 
 type Handler = (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>;
-
-/**
- * `@mcppipe/http`'s mark of a server one instance of which may serve any number of concurrent 2026-07-28
- * requests (its direct path); a registered symbol, so neither package imports the other.
- */
-export const SHARED_MODERN_SERVER = Symbol.for('mcppipe.sharedModernServer');
 
 /** The first protocol revision of the modern era (no sessions, `input_required` instead of server→client requests). */
 const MODERN_PROTOCOL_VERSION = '2026-07-28';

@@ -1,6 +1,6 @@
-// Regenerates docs/errors.md from src/codes.ts (run after adding a code).
+// Regenerates docs/errors.md from src/codes.ts (run after adding a code). Needs no build.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseErrorCodeDocs, renderErrorCodeDocs } from '../dist/index.js';
+import { parseErrorCodeDocs, renderErrorCodeDocs } from './errorDocs.js';
 
 const source = readFileSync(new URL('../src/codes.ts', import.meta.url), 'utf8');
 writeFileSync(

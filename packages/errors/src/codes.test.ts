@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { errorCodes } from './codes.js';
-import { parseErrorCodeDocs, renderErrorCodeDocs } from './docs.js';
+import { parseErrorCodeDocs, renderErrorCodeDocs } from '../scripts/errorDocs.js';
 
 const source = readFileSync(new URL('./codes.ts', import.meta.url), 'utf8');
 

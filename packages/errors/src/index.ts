@@ -7,5 +7,3 @@ export { errorCodes } from './codes.js';
 export type { McpPipeErrorCode } from './codes.js';
 export { McpPipeError, isMcpPipeError, isMcpPipeErrorCode } from './mcpPipeError.js';
 export type { McpPipeErrorOptions } from './mcpPipeError.js';
-export { parseErrorCodeDocs, renderErrorCodeDocs } from './docs.js';
-export type { ErrorCodeDoc } from './docs.js';

@@ -28,8 +28,8 @@ const sseEvent = (message: JSONRPCMessage) => `event: message\ndata: ${JSON.stri
 /**
  * Key under which a result may carry its own JSON text: a non-enumerable `Buffer` property holding the UTF-8 bytes
  * of `JSON.stringify(result)`. The session fast path writes those bytes instead of serializing the result again;
- * `@mcppipe/aggregator` sets it on merged lists answered in one page (issue 9, T4). `Symbol.for`, so producers
- * need no dependency on this package.
+ * `@mcppipe/aggregator` sets it on merged lists answered in one page (issue 9, T4). This is its one home: producers
+ * import it from here (a registered symbol, `Symbol.for`, so copies of this package agree).
  */
 export const SERIALIZED_RESULT: unique symbol = Symbol.for('@mcppipe/serialized-result');
 

@@ -1,18 +1,14 @@
-/** One documented error code, parsed from the doc comments of `codes.ts`. */
-export interface ErrorCodeDoc {
-  code: string;
-  pkg: string;
-  description: string;
-}
+// The docs/errors.md renderer: used by `write-docs.js` and by the drift test in src/codes.test.ts. Not part of the
+// package (not in `files`, not exported): the page is a repository artefact, not an API.
 
 /**
  * Parses the doc comments of the code list (the source text of `codes.ts`).
  *
- * @param source - the text of `src/codes.ts`
- * @returns each code with its package and doc comment, in file order
+ * @param {string} source - the text of `src/codes.ts`
+ * @returns {import('./errorDocs.js').ErrorCodeDoc[]} each code with its package and doc comment, in file order
  */
-export function parseErrorCodeDocs(source: string): ErrorCodeDoc[] {
-  const docs: ErrorCodeDoc[] = [];
+export function parseErrorCodeDocs(source) {
+  const docs = [];
   const re = /\/\*\*((?:(?!\*\/)[\s\S])*?)\*\/\s*\n\s*(MCPP_[A-Z0-9_]+):\s*'([^']+)'/g;
   for (const m of source.matchAll(re)) {
     const description = (m[1] ?? '')
@@ -28,10 +24,10 @@ export function parseErrorCodeDocs(source: string): ErrorCodeDoc[] {
 /**
  * Renders `docs/errors.md` from the parsed code list.
  *
- * @param docs - the output of {@link parseErrorCodeDocs}
- * @returns the Markdown text of the page
+ * @param {readonly import('./errorDocs.js').ErrorCodeDoc[]} docs - the output of {@link parseErrorCodeDocs}
+ * @returns {string} the Markdown text of the page
  */
-export function renderErrorCodeDocs(docs: readonly ErrorCodeDoc[]): string {
+export function renderErrorCodeDocs(docs) {
   const lines = [
     '# Error codes',
     '',

@@ -55,17 +55,26 @@ export function renamedLines(diagnostics: readonly UpstreamDiagnostics[]): strin
     : `renamed for model APIs (see docs/cli.md "Exposed names"):\n${lines.join('\n')}\n`;
 }
 
-/** Prints the endpoint URL and a ready-to-paste line for adding it to a client. */
+/**
+ * Prints the endpoint URL and a ready-to-paste line for adding it to a client; with `--transport stdio` (no URL), that
+ * it serves on stdin/stdout. Always to stderr: stdout may be the MCP channel.
+ */
 export function printReady(
-  url: string,
+  url: string | undefined,
   extra: { hub: boolean; metrics: AddressInfo | undefined; mode: 'single' | 'aggregate' },
 ): void {
+  const single = extra.mode === 'single' ? ' (single upstream, forwarded verbatim)' : '';
+  const metrics = extra.metrics
+    ? [`mcppipe: metrics at http://${extra.metrics.address}:${extra.metrics.port}/metrics`]
+    : [];
+  if (url === undefined) {
+    process.stderr.write(`${[`mcppipe: serving MCP on stdin/stdout${single}`, ...metrics].join('\n')}\n`);
+    return;
+  }
   const lines = [
-    `mcppipe: serving ${url}${extra.mode === 'single' ? ' (single upstream, forwarded verbatim)' : ''}`,
+    `mcppipe: serving ${url}${single}`,
     ...(extra.hub ? [`mcppipe: hub at ${url.replace(/\/mcp$/, '/hub')}`] : []),
-    ...(extra.metrics
-      ? [`mcppipe: metrics at http://${extra.metrics.address}:${extra.metrics.port}/metrics`]
-      : []),
+    ...metrics,
     `  add it to Claude Code:  claude mcp add --transport http mcppipe ${url}`,
     `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${url} --method tools/list`,
   ];

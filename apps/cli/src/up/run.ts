@@ -30,7 +30,7 @@ function checkTransportFlags(args: UpArgs): void {
   if (httpOnly.length > 0)
     throw new McpPipeError(
       'MCPP_CLI_USAGE',
-      `${httpOnly.join(' and ')} only apply to --transport http (stdio serves one client on stdin/stdout); drop ${httpOnly.length > 1 ? 'them' : 'it'} or use --transport http (or MCPPIPE_TRANSPORT=http)`,
+      `${httpOnly.join(' and ')} ${httpOnly.length > 1 ? 'apply' : 'applies'} only to --transport http (stdio serves one client on stdin/stdout); drop ${httpOnly.length > 1 ? 'them' : 'it'} or use --transport http (or MCPPIPE_TRANSPORT=http)`,
     );
 }
 

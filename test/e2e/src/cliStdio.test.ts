@@ -192,3 +192,21 @@ describe('mcppipe up --transport stdio flags', () => {
     expect(r.stderr).toContain('--stateless applies only to --transport http');
   });
 });
+
+describe('mcppipe config snippet', () => {
+  it('prints the Claude Desktop entry for the current sources (JSON: command, args)', async () => {
+    const r = await runCli(['config', 'snippet', '--client', 'claude-desktop', '--stdio', 'fs=npx -y x']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as { mcpServers: { mcppipe: { command: string; args: string[] } } };
+    expect(doc.mcpServers.mcppipe).toEqual({
+      command: 'npx',
+      args: ['-y', 'mcppipe', 'up', '--transport', 'stdio', '--stdio', 'fs=npx -y x'],
+    });
+  });
+
+  it('refuses to print an entry without sources (exit 2)', async () => {
+    const r = await runCli(['config', 'snippet', '--client', 'cursor']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('needs the sources to serve');
+  });
+});

@@ -2,6 +2,7 @@ import { isMcpPipeError } from '@mcppipe/errors';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { closestName } from '@mcppipe/config';
+import { configCommand } from './commands/config.js';
 import { upCommand } from './commands/up.js';
 import { upOptions } from './up/flags.js';
 import { version } from './up/util.js';
@@ -10,7 +11,7 @@ import { version } from './up/util.js';
 export const exitCodes = { ok: 0, failure: 1, usage: 2 } as const;
 
 /** Every flag name a user may mean (without dashes). */
-const knownFlags = [...Object.keys(upOptions), 'help', 'version'];
+const knownFlags = [...Object.keys(upOptions), 'client', 'help', 'version'];
 
 /**
  * yargs' `Unknown argument: stdoi` with a hint for each close flag: `(did you mean --stdio?)` (issue 13.11).
@@ -41,6 +42,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       .scriptName('mcppipe')
       .version(version)
       .command(upCommand)
+      .command(configCommand)
       .demandCommand(1, 'Run `mcppipe up --help` to see how to aggregate MCP servers.')
       .strict()
       .recommendCommands()

@@ -9,6 +9,8 @@ export interface UpArgs {
   upstream: string[];
   stdio: string[];
   upstreamsFile: string | undefined;
+  /** `http` (default): Streamable HTTP at `/mcp`; `stdio`: one stdio MCP server on stdin/stdout. */
+  transport: 'http' | 'stdio';
   host: string;
   port: number;
   stateless: boolean;
@@ -53,7 +55,8 @@ const positive = (n: number) => Number.isSafeInteger(n) && n > 0;
 /** `mcppipe up`: aggregate upstreams into one MCP server over Streamable HTTP (seed 000). */
 export const upCommand: CommandModule<object, UpArgs> = {
   command: 'up',
-  describe: 'Serve many MCP servers as one at http://HOST:PORT/mcp',
+  describe:
+    'Serve many MCP servers as one at http://HOST:PORT/mcp (or on stdin/stdout with --transport stdio)',
   builder: (y: Argv) =>
     y
       .options(upOptions)

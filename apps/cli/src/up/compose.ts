@@ -47,14 +47,17 @@ function traced(registry: UpstreamRegistry): UpstreamRegistry {
 }
 
 /**
- * Composes the aggregator over the (metered, traced) upstreams and the MCP hosts that serve it: `/mcp` (its
- * `list_changed` and `resources/updated` notifications forwarded to every session) and, with `--hub`, `/hub`.
+ * The aggregator of `mcppipe up` over the (metered, traced) upstreams: `aggregate` mode, or `single` (verbatim) for
+ * one upstream. Both front doors serve it: HTTP ({@link composeServing}) and stdio (`serveStdio` in stdio.ts).
  *
- * @param options - the flags, layout, upstreams, metrics and logger
- * @returns the aggregator, the endpoints by path and how to close the hub
+ * @param options - the layout, upstreams, metrics and logger
+ * @returns the aggregator and the registry it reads (the hub reads the same one)
  */
-export async function composeServing(options: ComposeOptions): Promise<Composed> {
-  const { args, layout, metrics, logger } = options;
+export function composeAggregator(options: Omit<ComposeOptions, 'args'>): {
+  aggregator: Aggregator;
+  registry: UpstreamRegistry;
+} {
+  const { layout, metrics, logger } = options;
   const registry = traced(metrics ? metrics.meter(options.upstreams) : options.upstreams);
   const aggregator = createAggregator({
     registry,
@@ -62,6 +65,19 @@ export async function composeServing(options: ComposeOptions): Promise<Composed>
     serverInfo: { name: 'mcppipe', version },
     logger: logger.child({ component: 'aggregator' }),
   });
+  return { aggregator, registry };
+}
+
+/**
+ * Composes the aggregator over the (metered, traced) upstreams and the MCP hosts that serve it: `/mcp` (its
+ * `list_changed` and `resources/updated` notifications forwarded to every session) and, with `--hub`, `/hub`.
+ *
+ * @param options - the flags, layout, upstreams, metrics and logger
+ * @returns the aggregator, the endpoints by path and how to close the hub
+ */
+export async function composeServing(options: ComposeOptions): Promise<Composed> {
+  const { args, logger } = options;
+  const { aggregator, registry } = composeAggregator(options);
   const hostOptions = {
     stateless: args.stateless,
     maxSessions: args.maxSessions,

@@ -38,6 +38,12 @@ export const upOptions = {
     type: 'string',
     describe: 'A TOML file with [upstreams.<name>] sections (conflicts with --upstream/--stdio)',
   },
+  transport: {
+    choices: ['http', 'stdio'],
+    default: 'http',
+    describe:
+      'Serve over Streamable HTTP at http://HOST:PORT/mcp, or as one stdio MCP server on stdin/stdout',
+  },
   host: { type: 'string', default: '127.0.0.1', describe: 'Address to bind' },
   port: {
     type: 'string',

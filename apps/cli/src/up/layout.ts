@@ -15,11 +15,14 @@ export interface SourceFlags {
   upstreamsFile: string | undefined;
   /** Take every detected server without asking. */
   yes: boolean;
+  /** `stdio`: stdin/stdout are the MCP channel, so detection never prompts (it behaves as headless). */
+  transport?: 'http' | 'stdio';
 }
 
 /**
  * Resolves the layout from flags (A7), a TOML file (A8), or auto-detection (A11): on a TTY the user
- * chooses to expose one server or aggregate several (multi-select); headless takes all with a warning.
+ * chooses to expose one server or aggregate several (multi-select); headless (and `--transport stdio`) takes all
+ * with a warning.
  *
  * @throws McpPipeError from `@mcppipe/config` with the exact user-facing message
  */
@@ -43,6 +46,16 @@ export async function resolveLayout(flags: SourceFlags, logger: Logger): Promise
   }
 }
 
+/** Whether a detected upstream runs `mcppipe up` (`npx -y mcppipe up …`, `mcppipe up …`, `node …/cli.js up`). */
+export function isMcppipeUp(upstream: Layout['upstreams'][number]): boolean {
+  if (upstream.transport !== 'stdio') return false;
+  const words = upstream.args ? [upstream.command, ...upstream.args] : upstream.command.split(/\s+/);
+  const at = words.findIndex(
+    (w) => /(^|[/\\])mcppipe(@[^/\\]*)?$/.test(w) || /(^|[/\\])mcppipe[/\\]/.test(w),
+  );
+  return at >= 0 && words.slice(at + 1).includes('up');
+}
+
 async function detect(flags: SourceFlags, logger: Logger): Promise<Layout> {
   const found = await detectClientServers({
     homeDir: homedir(),
@@ -53,8 +66,14 @@ async function detect(flags: SourceFlags, logger: Logger): Promise<Layout> {
   for (const w of found.warnings) logger.warn({ warning: w }, 'skipped while detecting MCP clients');
   for (const r of found.renames)
     logger.info({ key: r.key, name: r.name }, 'detected server renamed to a valid upstream name');
-  const { servers } = found;
-  if (servers.length <= 1 || flags.yes || !process.stdin.isTTY || !process.stderr.isTTY) {
+  // An entry that runs `mcppipe up` (the one `mcppipe config snippet` prints) would start mcppipe again, recursively.
+  const servers = found.servers.filter((s) => {
+    const self = isMcppipeUp(s.upstream);
+    if (self) logger.info({ upstream: s.name }, 'detected server skipped: it runs mcppipe up itself');
+    return !self;
+  });
+  const headless = flags.transport === 'stdio' || !process.stdin.isTTY || !process.stderr.isTTY;
+  if (servers.length <= 1 || flags.yes || headless) {
     const layout = layoutFromDetected(servers);
     if (servers.length > 1) {
       logger.warn(

@@ -39,7 +39,7 @@ export interface Listening {
  * @throws McpPipeError `MCPP_CLI_LISTEN_FAILED` naming the flag to change (the upstreams are stopped first)
  */
 export async function listenServing(options: ListenOptions): Promise<Listening> {
-  const { args, metrics, metricsAt, logger } = options;
+  const { args, metricsAt, logger } = options;
   const app = await buildHttpServer({
     host: args.host,
     bodyLimit: args.bodyLimit,
@@ -54,17 +54,29 @@ export async function listenServing(options: ListenOptions): Promise<Listening> 
   trace('listening');
   if (tracing) app.server.once('request', () => trace('first request'));
   logger.info({ address }, 'listening');
-  const metricsServer =
-    metrics && metricsAt
-      ? await metrics.listen(...metricsAt).catch((err: unknown) => {
-          throw listenFailed(err, {
-            host: metricsAt[0],
-            port: metricsAt[1],
-            hint: '--metrics-addr HOST:PORT',
-          });
-        })
-      : undefined;
-  if (metricsAt && !isLoopback(metricsAt[0]))
-    logger.warn({ metricsAddr: args.metricsAddr }, 'metrics are served beyond loopback');
+  const metricsServer = await listenMetrics(options.metrics, metricsAt, logger);
   return { app, address, metricsServer };
+}
+
+/**
+ * Serves the metrics on `--metrics-addr` (warning when that is beyond loopback); both front doors use it.
+ *
+ * @param metrics - the metrics, when `--metrics-addr` was given
+ * @param metricsAt - `--metrics-addr` parsed
+ * @param logger - the CLI's logger
+ * @returns the metrics server, or undefined without `--metrics-addr`
+ * @throws McpPipeError `MCPP_CLI_LISTEN_FAILED` naming `--metrics-addr`
+ */
+export async function listenMetrics(
+  metrics: Metrics | undefined,
+  metricsAt: [host: string, port: number] | undefined,
+  logger: Logger,
+): Promise<Listening['metricsServer']> {
+  if (!metrics || !metricsAt) return undefined;
+  const server = await metrics.listen(...metricsAt).catch((err: unknown) => {
+    throw listenFailed(err, { host: metricsAt[0], port: metricsAt[1], hint: '--metrics-addr HOST:PORT' });
+  });
+  if (!isLoopback(metricsAt[0]))
+    logger.warn({ metricsAddr: `${metricsAt[0]}:${metricsAt[1]}` }, 'metrics are served beyond loopback');
+  return server;
 }

@@ -56,11 +56,12 @@ export function renamedLines(diagnostics: readonly UpstreamDiagnostics[]): strin
 }
 
 /**
- * Prints the endpoint URL and a ready-to-paste line for adding it to a client: with a connected tunnel (T2) the
- * line under the table names the public URL and the client line uses it.
+ * Prints the endpoint URL and a ready-to-paste line for adding it to a client; with `--transport stdio` (no URL), that
+ * it serves on stdin/stdout; with a connected tunnel (T2) the line under the table names the public URL and the
+ * client line uses it. Always to stderr: stdout may be the MCP channel.
  */
 export function printReady(
-  url: string,
+  url: string | undefined,
   extra: {
     hub: boolean;
     metrics: AddressInfo | undefined;
@@ -68,13 +69,19 @@ export function printReady(
     tunnel?: { line: string; publicUrl: string | undefined } | undefined;
   },
 ): void {
+  const single = extra.mode === 'single' ? ' (single upstream, forwarded verbatim)' : '';
+  const metrics = extra.metrics
+    ? [`mcppipe: metrics at http://${extra.metrics.address}:${extra.metrics.port}/metrics`]
+    : [];
+  if (url === undefined) {
+    process.stderr.write(`${[`mcppipe: serving MCP on stdin/stdout${single}`, ...metrics].join('\n')}\n`);
+    return;
+  }
   const paste = extra.tunnel?.publicUrl ?? url;
   const lines = [
-    `mcppipe: serving ${url}${extra.mode === 'single' ? ' (single upstream, forwarded verbatim)' : ''}`,
+    `mcppipe: serving ${url}${single}`,
     ...(extra.hub ? [`mcppipe: hub at ${url.replace(/\/mcp$/, '/hub')}`] : []),
-    ...(extra.metrics
-      ? [`mcppipe: metrics at http://${extra.metrics.address}:${extra.metrics.port}/metrics`]
-      : []),
+    ...metrics,
     ...(extra.tunnel ? [`mcppipe: ${extra.tunnel.line}`] : []),
     `  add it to Claude Code:  claude mcp add --transport http mcppipe ${paste}`,
     `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${paste} --method tools/list`,

@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Layout } from '@mcppipe/config';
+import { McpPipeError } from '@mcppipe/errors';
 import { Supervisor } from '@mcppipe/supervisor';
 import { aggregatorPolicy } from '@mcppipe/upstream-state';
 import type { Logger } from 'pino';
@@ -19,11 +20,31 @@ import { parseHostPort, version } from './util.js';
 /** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
 const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} };
 
+/**
+ * `--transport stdio` serves one client on stdin/stdout: the flags that only mean something over HTTP sessions are
+ * refused before anything starts.
+ *
+ * @throws McpPipeError `MCPP_CLI_USAGE` for `--hub` or `--stateless` with `--transport stdio`
+ */
+function checkTransportFlags(args: UpArgs): void {
+  if (args.transport !== 'stdio') return;
+  const httpOnly = [
+    ...(args.hub ? ['--hub'] : []),
+    ...(args.stateless ? ['--stateless'] : []),
+    ...(args.tunnel ? ['--tunnel'] : []),
+  ];
+  if (httpOnly.length > 0)
+    throw new McpPipeError(
+      'MCPP_CLI_USAGE',
+      `${httpOnly.join(' and ')} ${httpOnly.length > 1 ? 'apply' : 'applies'} only to --transport http (stdio serves one client on stdin/stdout); drop ${httpOnly.length > 1 ? 'them' : 'it'} or use --transport http (or MCPPIPE_TRANSPORT=http)`,
+    );
+}
+
 /** Step 1: the layout (read early, when the early start read the same sources) and the metrics, if asked for. */
 async function prepare(args: UpArgs, logger: Logger, early: EarlyStart | undefined) {
   const layout =
     early?.layoutFor({ upstream: args.upstream, stdio: args.stdio, upstreamsFile: args.upstreamsFile }) ??
-    (await resolveLayout(args, logger));
+    (await resolveLayout(args, logger)); // --transport stdio: detection never prompts
   trace('layout resolved');
   const tunnelPlan = planTunnel(args, layout); // exit 2 before anything starts (T7)
   const metrics = args.metricsAddr ? new (await import('../metrics.js')).Metrics() : undefined;
@@ -60,14 +81,16 @@ function supervise(
  * `mcppipe up`: resolve the layout, start the upstreams (late ones join with a `list_changed`), load the serving side
  * while they start, listen, print the table and the URL, and stop cleanly on SIGINT/SIGTERM. Each step is a named
  * function in its own module: {@link countSpawns}, {@link Shutdown}, `composeServing`, `listenServing`,
- * `printStartup`.
+ * `printStartup`; with `--transport stdio`, `serveStdioSteps` serves on stdin/stdout instead of listening, and the end
+ * of stdin stops everything.
  *
  * @param args - parsed flags
- * @throws McpPipeError `MCPP_CLI_USAGE` for a bad `--metrics-addr`, `MCPP_CLI_LISTEN_FAILED`, and the layout's errors
+ * @throws McpPipeError `MCPP_CLI_USAGE` for a bad `--metrics-addr` or an HTTP-only flag with `--transport stdio`, `MCPP_CLI_LISTEN_FAILED`, and the layout's errors
  */
 export async function runUp(args: UpArgs): Promise<void> {
   const logger = createLogger(args.logLevel, args.logFormat);
   const metricsAt = args.metricsAddr ? parseHostPort(args.metricsAddr) : undefined;
+  checkTransportFlags(args);
   trace('logger created');
   const early = takeEarlyStart();
   const { layout, metrics, tunnelPlan } = await prepare(args, logger, early);
@@ -82,6 +105,20 @@ export async function runUp(args: UpArgs): Promise<void> {
   // The serving side loads while the upstreams start (cold start): the CLI is built with code splitting.
   await Promise.race([spawns.allSpawned, upstreamsStarted]);
   early?.discard(); // early children the supervisor did not ask for
+  if (args.transport === 'stdio') {
+    const { serveStdioSteps } = await import('./stdio.js');
+    await serveStdioSteps({
+      layout,
+      supervisor,
+      upstreamsStarted,
+      startedAt,
+      metrics,
+      metricsAt,
+      logger,
+      shutdown,
+    });
+    return;
+  }
   const [{ composeServing }, { listenServing }, { printStartup }] = await Promise.all([
     import('./compose.js'),
     import('./listen.js'),

@@ -7,8 +7,11 @@ import type { Logger } from 'pino';
 
 /** What the graceful shutdown closes once the serving side is up. */
 export interface Serving {
-  app: McpFastify;
+  /** The HTTP front door (absent with `--transport stdio`). */
+  app: McpFastify | undefined;
   endpoints: Record<string, McpHttpHost>;
+  /** The stdio front door (`--transport stdio`): closes the session and its transport. */
+  closeStdio?: () => Promise<void>;
   aggregator: Aggregator;
   metricsServer: { server: Server } | undefined;
   closeHub: (() => Promise<void>) | undefined;
@@ -22,7 +25,7 @@ const STOP_DEADLINE_MS = 15_000;
 const INFLIGHT_GRACE_MS = 3_000;
 
 /**
- * SIGINT/SIGTERM handling of `mcppipe up`. A signal before the serving side is up stops the upstreams (their own
+ * SIGINT/SIGTERM handling of `mcppipe up` (and, with `--transport stdio`, the end of stdin). A signal before the serving side is up stops the upstreams (their own
  * process groups would outlive us); once {@link Shutdown.serving} was called, it is the graceful shutdown: no new
  * connections, in-flight calls get up to 3 s, then sessions, hub, aggregator and upstreams close. Either way the
  * process exits (0).
@@ -49,14 +52,21 @@ export class Shutdown {
 
   /** Installs the SIGINT/SIGTERM handlers (once each). */
   install(): void {
-    const onSignal = (signal: string) => {
-      if (this.#stopping) return;
-      this.#stopping = true;
-      setTimeout(() => process.exit(1), STOP_DEADLINE_MS).unref();
-      void (this.#serving ? this.#graceful(signal, this.#serving) : this.#early());
-    };
+    const onSignal = (signal: string) => this.stop(signal);
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+  }
+
+  /**
+   * Stops as a signal does (once): with `--transport stdio`, the end of stdin calls this (the client has gone).
+   *
+   * @param reason - logged: a signal name or `stdin closed`
+   */
+  stop(reason: string): void {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    setTimeout(() => process.exit(1), STOP_DEADLINE_MS).unref();
+    void (this.#serving ? this.#graceful(reason, this.#serving) : this.#early());
   }
 
   /**
@@ -73,17 +83,23 @@ export class Shutdown {
     process.exit(0);
   }
 
+  async #closeHttp(signal: string, app: McpFastify, endpoints: Serving['endpoints']): Promise<void> {
+    this.#logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
+    const closing = app.close(); // stops accepting; resolves once every connection has ended
+    for (let waited = 0; app.inflight() > 0 && waited < INFLIGHT_GRACE_MS; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
+    await Promise.allSettled(Object.values(endpoints).map((h) => h.close())); // ends sessions and their SSE streams
+    app.server.closeAllConnections();
+    await closing.catch(() => {});
+  }
+
   async #graceful(signal: string, s: Serving): Promise<void> {
     const logger = this.#logger;
     try {
-      logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
       await s.tunnel?.close().catch(() => {}); // first: the relay frees the subdomain at once
-      const closing = s.app.close(); // stops accepting; resolves once every connection has ended
-      for (let waited = 0; s.app.inflight() > 0 && waited < INFLIGHT_GRACE_MS; waited += 50)
-        await new Promise((r) => setTimeout(r, 50));
-      await Promise.allSettled(Object.values(s.endpoints).map((h) => h.close())); // ends sessions and their SSE streams
-      s.app.server.closeAllConnections();
-      await closing.catch(() => {});
+      if (s.app) await this.#closeHttp(signal, s.app, s.endpoints);
+      else logger.info({ reason: signal }, 'stopping');
+      await s.closeStdio?.().catch(() => {});
       s.metricsServer?.server.close();
       await s.closeHub?.().catch(() => {});
       await s.aggregator.close().catch(() => {});

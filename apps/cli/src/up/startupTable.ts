@@ -23,8 +23,13 @@ export interface StartupReport {
   upstreamsStarted: Promise<unknown>;
   /** When the upstreams started (epoch ms). */
   startedAt: number;
-  /** The `/mcp` URL, and what else to print with it. */
-  ready: { url: string } & Parameters<typeof printReady>[1];
+  /** The `/mcp` URL (undefined with `--transport stdio`), and what else to print with it. */
+  ready: { url: string | undefined } & Parameters<typeof printReady>[1];
+  /**
+   * Runs once the first table is due, before the table and the ready lines are printed: with `--transport stdio`
+   * it starts reading stdin (the session's capabilities are those of the upstreams up by then).
+   */
+  beforeReady?: () => Promise<void>;
   /** The tunnel, when `--tunnel` is set: the URL line waits (at most the table wait) for it to connect. */
   tunnel?: RunningTunnel | undefined;
   /** Whether a signal came (then nothing more is printed). */
@@ -52,6 +57,8 @@ export async function printStartup(r: StartupReport): Promise<void> {
   if (r.stopping()) return;
   await warmLists(r.aggregator);
   trace('lists warmed');
+  if (r.stopping()) return;
+  await r.beforeReady?.();
   if (r.stopping()) return;
   printTable(r.registry, r.aggregator, { startedAt: r.startedAt });
   if (r.tunnel) {

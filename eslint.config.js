@@ -15,6 +15,7 @@ const allowed = {
   namespace: ['errors'],
   'upstream-state': ['errors'],
   policy: ['errors'],
+  events: ['errors', 'upstream-state'],
   config: ['errors', 'namespace'],
   http: ['errors'],
   oauth: ['errors'],

@@ -10,7 +10,11 @@ describe('EventHub', () => {
     const hub = new EventHub({ clock: new VirtualClock(Date.UTC(2026, 0, 2)) });
     const a = hub.publish('tunnel.connected', tunnel(1));
     const b = hub.publish('tunnel.disconnected', tunnel(2));
-    expect(a).toMatchObject({ type: 'tunnel.connected', timestamp: '2026-01-02T00:00:00.000Z', data: tunnel(1) });
+    expect(a).toMatchObject({
+      type: 'tunnel.connected',
+      timestamp: '2026-01-02T00:00:00.000Z',
+      data: tunnel(1),
+    });
     expect(a.id).toMatch(/^evt_[0-9a-f]{12}[0-9a-z]{8}$/);
     expect(b.id > a.id).toBe(true);
   });

@@ -44,7 +44,9 @@ describe('ToolPins', () => {
     expect(pins.accept('web', 'search')).toMatchObject({ changed: false, pin: toolHash(v2[0]!) });
     expect(pins.filter('web', v2).map((t) => t.name)).toEqual(['search', 'fetch']);
     expect(changes).toHaveLength(1);
-    expect(() => pins.accept('web', 'nope')).toThrow(expect.objectContaining({ code: 'MCPP_EVENTS_UNKNOWN_TOOL' }));
+    expect(() => pins.accept('web', 'nope')).toThrow(
+      expect.objectContaining({ code: 'MCPP_EVENTS_UNKNOWN_TOOL' }),
+    );
 
     // pins survive a restart through the store
     await new Promise((r) => setTimeout(r, 10));

@@ -22,6 +22,7 @@ import { loopbackOrigins } from './pipeline/loopbackAliases.js';
 import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
 import { applyConfigChange } from './reload.js';
+import { createGatewayEvents, eventsSettings } from './events/scope.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -72,10 +73,16 @@ export async function startGateway(
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,
   });
-  const hub = createHub({ registry: supervisor, logger });
-  const aggregator = createAggregator({ registry: supervisor, mode: 'aggregate', logger });
+  // E1–E4: events, webhooks and tool pins of the configured servers; every list goes through the pins
+  const events = await createGatewayEvents(supervisor, eventsSettings(env, options.dataDir, logger));
+  const registry = events.registry;
+  const apiToken = env['MCPPIPE_API_TOKEN'] || undefined;
+  const hub = createHub({ registry, logger });
+  const aggregator = createAggregator({ registry, mode: 'aggregate', logger });
   const app = await buildApp({
-    registry: supervisor,
+    registry,
+    events,
+    ...(apiToken !== undefined && { apiToken }),
     verifier: oauth,
     publicUrl,
     hub,
@@ -143,6 +150,7 @@ export async function startGateway(
       await app.close().catch(() => {});
       clearTimeout(grace);
       await Promise.allSettled([hub.close(), aggregator.close()]);
+      events.close();
       await supervisor.stop().catch(() => {});
       await oauth.close().catch(() => {});
       logger.info({}, 'stopped');

@@ -5,8 +5,10 @@
  *
  * @module
  */
+import { join } from 'node:path';
 import {
   EventHub,
+  JsonFileEventsStore,
   MemoryEventsStore,
   ToolPins,
   WebhookDeliverer,
@@ -93,5 +95,28 @@ export async function createGatewayEvents(
       unsubscribe();
       webhooks.close();
     },
+  };
+}
+
+const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
+
+/**
+ * The gateway's events settings from its environment: `MCPPIPE_WEBHOOKS_ALLOW_PRIVATE` (`--webhooks-allow-private`),
+ * `MCPPIPE_HOLD_CHANGED_TOOLS` (`hold-changed-tools`); webhooks and pins are kept in `<dataDir>/events/`.
+ *
+ * @param env - the environment
+ * @param dataDir - the gateway's data directory
+ * @param logger - the logger
+ */
+export function eventsSettings(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+  logger: Logger,
+): GatewayEventsOptions {
+  return {
+    store: new JsonFileEventsStore(join(dataDir, 'events')),
+    allowPrivate: truthy(env['MCPPIPE_WEBHOOKS_ALLOW_PRIVATE']),
+    holdChangedTools: truthy(env['MCPPIPE_HOLD_CHANGED_TOOLS']),
+    logger,
   };
 }

@@ -16,6 +16,7 @@ const allowed = {
   'upstream-state': ['errors'],
   policy: ['errors'],
   store: ['errors', 'policy'],
+  events: ['errors', 'upstream-state'],
   config: ['errors', 'namespace'],
   http: ['errors'],
   oauth: ['errors', 'namespace'],

@@ -7,7 +7,6 @@
  * @module
  */
 import { createAggregator } from '@mcppipe/aggregator';
-import { McpPipeError } from '@mcppipe/errors';
 import { loadMcpJson, watchConfig } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
 import { AccountStore, createOAuthProvider } from '@mcppipe/oauth';
@@ -22,9 +21,11 @@ import { oauthRoutes } from './oauth/index.js';
 import { loopbackOrigins } from './pipeline/loopbackAliases.js';
 import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
+import { listenOrExplain } from './listen.js';
 import { applyConfigChange } from './reload.js';
 import { zoneConfig } from './tunnel/address.js';
 import { createRelay } from './tunnel/relay.js';
+import { createGatewayEvents, eventsSettings } from './events/scope.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -89,10 +90,16 @@ export async function startGateway(
     logger,
   });
   late.oauth = oauth;
-  const hub = createHub({ registry: supervisor, logger });
-  const aggregator = createAggregator({ registry: supervisor, mode: 'aggregate', logger });
+  // E1–E4: events, webhooks and tool pins of the configured servers; every list goes through the pins
+  const events = await createGatewayEvents(supervisor, eventsSettings(env, options.dataDir, logger));
+  const registry = events.registry;
+  const apiToken = env['MCPPIPE_API_TOKEN'] || undefined;
+  const hub = createHub({ registry, logger });
+  const aggregator = createAggregator({ registry, mode: 'aggregate', logger });
   const app = await buildApp({
-    registry: supervisor,
+    registry,
+    events,
+    ...(apiToken !== undefined && { apiToken }),
     verifier: oauth,
     publicUrl,
     hub,
@@ -122,15 +129,7 @@ export async function startGateway(
   });
   aggregator.on('resource_updated', (uri) => app.gateway.hosts.aggregate?.notify.resourceUpdated(uri));
 
-  const address = await app.listen({ host: options.host, port: options.port }).catch((err: unknown) => {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'EADDRINUSE' ? 'the address is already in use' : (err as Error).message;
-    throw new McpPipeError(
-      'MCPP_CLI_LISTEN_FAILED',
-      `cannot listen on ${options.host}:${options.port}: ${why}; choose another with --port (or PORT)`,
-      { cause: err, data: { host: options.host, port: options.port, code } },
-    );
-  });
+  const address = await listenOrExplain(app, { host: options.host, port: options.port });
   if (relay) app.server.on('upgrade', relay.onUpgrade);
   logger.info(
     { address, publicUrl, tunnelZone: options.tunnelZone, servers: layout.upstreams.map((u) => u.name) },
@@ -163,6 +162,7 @@ export async function startGateway(
       await app.close().catch(() => {});
       clearTimeout(grace);
       await Promise.allSettled([hub.close(), aggregator.close()]);
+      events.close();
       await supervisor.stop().catch(() => {});
       await oauth.close().catch(() => {});
       logger.info({}, 'stopped');

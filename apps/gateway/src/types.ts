@@ -5,6 +5,7 @@
  * @module
  */
 import type { BearerVerifier } from '@mcppipe/oauth';
+import type { GatewayEvents } from './events/scope.js';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
@@ -118,6 +119,10 @@ export interface GatewayDeps {
   tunnelHook?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
   /** Stage observer for tests. */
   observer?: PipelineObserver;
+  /** The events of the configured servers (E1–E4); with `apiToken`, `/api/*` is served. */
+  events?: GatewayEvents;
+  /** The admin API token (`MCPPIPE_API_TOKEN`): `/api/*` answers only `Authorization: Bearer <it>`. */
+  apiToken?: string;
   /** Clock for the per-client gate, in epoch ms. Default `Date.now`. */
   now?: () => number;
 }

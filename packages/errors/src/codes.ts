@@ -136,6 +136,16 @@ export const errorCodes = {
   /** The store was closed; no more operations are accepted. */
   MCPP_STORE_CLOSED: '@mcppipe/store',
 
+  // ── @mcppipe/events ───────────────────────────────────────────────────────────────
+  /** A webhook subscription is invalid: the URL is not `http(s)://` with a host, or `events` is empty or names an unknown event type (E3); the message says which. */
+  MCPP_EVENTS_INVALID_WEBHOOK: '@mcppipe/events',
+  /** A webhook target resolves to a loopback, private, link-local or otherwise non-public address (E3). Use a public URL, or start the server with `--webhooks-allow-private`. */
+  MCPP_EVENTS_PRIVATE_TARGET: '@mcppipe/events',
+  /** No webhook subscription has this id (removed, or another scope's). */
+  MCPP_EVENTS_UNKNOWN_WEBHOOK: '@mcppipe/events',
+  /** No pinned tool has this upstream and name; list the tools first (E4). */
+  MCPP_EVENTS_UNKNOWN_TOOL: '@mcppipe/events',
+
   // ── apps ──────────────────────────────────────────────────────────────────────────
   /** A command-line flag or argument is invalid; the message says which and how to fix it. */
   MCPP_CLI_USAGE: 'mcppipe',

@@ -1,0 +1,93 @@
+import type { ServerResponse } from 'node:http';
+import { DEFAULT_SSE_MAX_BUFFERED_BYTES, DEFAULT_SSE_PING_MS } from './defaults.js';
+import type { EventHub } from './hub.js';
+import type { McpPipeEvent } from './types.js';
+
+/** Options of {@link openEventStream}. */
+export interface EventStreamOptions {
+  /** The client's `Last-Event-ID` header: missed buffered events are sent first. */
+  lastEventId?: string | string[] | undefined;
+  /** Interval of the `: ping` comment in ms. Default 15 000 (E2). */
+  pingMs?: number;
+  /** Only events this returns true for. */
+  filter?: (event: McpPipeEvent) => boolean;
+  /** Bytes the client may fall behind before the stream is closed. Default 1 MiB. */
+  maxBufferedBytes?: number;
+  /** Extra response headers (e.g. CORS). */
+  headers?: Record<string, string>;
+}
+
+/** An open event stream. */
+export interface EventStream {
+  /** Ends the stream (idempotent). */
+  close(): void;
+  /** Settles when the stream ended, by either side. */
+  closed: Promise<void>;
+}
+
+/**
+ * Formats one event as an SSE frame: `id:`, `event:` (the type) and one `data:` line of JSON.
+ *
+ * @param event - the event
+ * @returns the frame, ending in a blank line
+ */
+export function formatSseEvent(event: McpPipeEvent): string {
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+}
+
+/**
+ * Streams a hub's events to a Node `ServerResponse` as Server-Sent Events (E2): status 200,
+ * `text/event-stream`, the events after `Last-Event-ID` from the hub's buffer, then live ones, and a `: ping`
+ * comment every `pingMs` so proxies keep the connection open. A client that falls behind by more than
+ * `maxBufferedBytes` is disconnected (it resumes with `Last-Event-ID`). Under Fastify, call `reply.hijack()` first
+ * and pass `reply.raw`.
+ *
+ * @param res - the response, headers not yet sent
+ * @param hub - the event source
+ * @param options - replay point, ping interval, filter
+ * @returns the stream handle
+ */
+export function openEventStream(
+  res: ServerResponse,
+  hub: EventHub,
+  options: EventStreamOptions = {},
+): EventStream {
+  const pingMs = options.pingMs ?? DEFAULT_SSE_PING_MS;
+  const maxBuffered = options.maxBufferedBytes ?? DEFAULT_SSE_MAX_BUFFERED_BYTES;
+  const last = Array.isArray(options.lastEventId) ? options.lastEventId[0] : options.lastEventId;
+  res.writeHead(200, {
+    ...options.headers,
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-store',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+  let done = false;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  const write = (chunk: string) => {
+    if (done) return;
+    res.write(chunk);
+    if (res.writableLength > maxBuffered) close();
+  };
+  let unsubscribe = () => {};
+  const ping = setInterval(() => write(': ping\n\n'), pingMs);
+  ping.unref();
+  const close = () => {
+    if (done) return;
+    done = true;
+    clearInterval(ping);
+    unsubscribe();
+    res.end();
+    resolveClosed();
+  };
+  res.on('close', close);
+  write(': connected\n\n');
+  unsubscribe = hub.subscribe((event) => write(formatSseEvent(event)), {
+    lastEventId: last?.trim() || undefined,
+    ...(options.filter && { filter: options.filter }),
+  });
+  if (done) unsubscribe();
+  return { close, closed };
+}

@@ -11,7 +11,15 @@
 // Missing `files`, undeclared dependencies or workspace-only paths make one of these fail. Bounded: every step has a
 // timeout, and the whole check stops after TOTAL_MS. Logs go to stderr; exit 0 on success, 1 on failure.
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -70,7 +78,8 @@ function closure(names, manifests) {
   const seen = new Set();
   const visit = (name) => {
     if (seen.has(name)) return;
-    const manifest = manifests.get(name) ?? fail(`${name} is needed but is not a publishable workspace package`);
+    const manifest =
+      manifests.get(name) ?? fail(`${name} is needed but is not a publishable workspace package`);
     seen.add(name);
     for (const dep of Object.keys(manifest.dependencies ?? {})) if (dep.startsWith('@mcppipe/')) visit(dep);
   };
@@ -83,7 +92,9 @@ async function exec(cmd, args, opts) {
   try {
     return await run(cmd, args, { timeout: STEP_MS, maxBuffer: 16 * 1024 * 1024, ...opts });
   } catch (err) {
-    fail(`\`${[cmd, ...args].join(' ')}\` failed (exit ${err.code}):\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+    fail(
+      `\`${[cmd, ...args].join(' ')}\` failed (exit ${err.code}):\n${err.stdout ?? ''}${err.stderr ?? ''}`,
+    );
   }
 }
 
@@ -135,7 +146,11 @@ function start(cmd, args, opts) {
 async function rpc(url, body, headers = {}) {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify(body),
     signal: AbortSignal.timeout(STEP_MS),
   });
@@ -156,7 +171,11 @@ const initialize = (id) => ({
   jsonrpc: '2.0',
   id,
   method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pack-check', version: '1' } },
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'pack-check', version: '1' },
+  },
 });
 
 /** `mcppipe up` with two stdio upstreams answers one tools/list listing both. */
@@ -172,7 +191,11 @@ async function checkUp(bin, fixture) {
     const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
     await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
       body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
       signal: AbortSignal.timeout(STEP_MS),
     });
@@ -199,8 +222,12 @@ async function checkAggregatorReadme(work, fixture) {
   const readme = readFileSync(join(root, 'packages/aggregator/README.md'), 'utf8');
   const example = /```js\n(\/\/ aggregate\.mjs\n[\s\S]*?)```/.exec(readme)?.[1];
   if (!example) fail('packages/aggregator/README.md has no "// aggregate.mjs" example');
-  const swapped = example.replace(/command: '[^']*'/g, `command: ${JSON.stringify(`node ${fixture} --tools 1`)}`);
-  if (!/command: "node /.test(swapped)) fail('the aggregator README example names no upstream command to swap');
+  const swapped = example.replace(
+    /command: '[^']*'/g,
+    `command: ${JSON.stringify(`node ${fixture} --tools 1`)}`,
+  );
+  if (!/command: "node /.test(swapped))
+    fail('the aggregator README example names no upstream command to swap');
   writeFileSync(join(work, 'aggregate.mjs'), swapped);
   const agg = start(process.execPath, [join(work, 'aggregate.mjs')], { cwd: work });
   try {

@@ -1,6 +1,22 @@
 import { defineConfig } from 'tsup';
 import { baseConfig } from '../../tsup.config.base.js';
 
-// Code splitting keeps the dynamic imports lazy: `mcppipe up` starts its upstreams before Fastify, the
-// aggregator and the HTTP host are loaded (cold start).
-export default defineConfig({ ...baseConfig, entry: ['src/index.ts', 'src/cli.ts'], splitting: true });
+/**
+ * Cold start (issue 21.2): the CLI app is bundled. Our `@mcppipe/*` packages, the MCP SDK (with zod) and Fastify
+ * (with ajv, find-my-way, …) are inlined, so Node resolves and links a few chunks instead of hundreds of files.
+ * Kept external, because bundling breaks them or they are off the start path: pino and pino-pretty (transports run
+ * in worker threads that load files by path), yargs (reads its locale files next to its own modules), the prompts
+ * and prom-client (loaded only on demand). This is an app, not a library: STYLE.md §3's "never noExternal a
+ * workspace library into another" is about libraries. Code splitting keeps the dynamic imports lazy: `mcppipe up`
+ * spawns its upstreams before yargs loads, and the serving side loads while they start.
+ */
+export default defineConfig({
+  ...baseConfig,
+  entry: ['src/index.ts', 'src/cli.ts'],
+  splitting: true,
+  noExternal: [/^@mcppipe\//, /^@modelcontextprotocol\//, /^fastify$/, /^@fastify\//],
+  // inlined CommonJS (Fastify, ajv, cross-spawn) calls `require` for Node's modules and for pino
+  banner: {
+    js: "import { createRequire as __mcppipeCreateRequire } from 'node:module';\nconst require = __mcppipeCreateRequire(import.meta.url);",
+  },
+});

@@ -53,12 +53,15 @@ export interface Connection {
   onDeathDetail?: ((reason: string) => void) | undefined;
 }
 
-const STDIO_MODULE = './stdio.js';
 let stdioModule: Promise<typeof StdioModule> | undefined;
 
-/** Loads the Node-only stdio module on first use, keeping `child_process` out of the root entry. */
+/**
+ * Loads the Node-only stdio module on first use, keeping `child_process` out of the root entry. The specifier is a
+ * literal so that a bundler (the `mcppipe` CLI inlines this package) can follow it; the build splits code, so it
+ * stays a separate, lazily loaded file here too.
+ */
 export function loadStdio(): Promise<typeof StdioModule> {
-  stdioModule ??= import(/* @vite-ignore */ STDIO_MODULE) as Promise<typeof StdioModule>;
+  stdioModule ??= import('./stdio.js');
   return stdioModule;
 }
 

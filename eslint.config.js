@@ -15,13 +15,13 @@ const allowed = {
   namespace: ['errors'],
   'upstream-state': ['errors'],
   policy: ['errors'],
-  config: ['errors', 'namespace'],
+  config: ['errors', 'namespace', 'policy'],
   http: ['errors'],
   oauth: ['errors'],
   tunnel: ['errors', 'namespace', 'upstream-state'],
   supervisor: ['errors', 'config', 'upstream-state'],
-  hub: ['errors', 'supervisor', 'upstream-state', 'aggregator'],
-  aggregator: ['errors', 'namespace', 'supervisor', 'upstream-state'],
+  hub: ['errors', 'namespace', 'policy', 'supervisor', 'upstream-state', 'aggregator'],
+  aggregator: ['errors', 'namespace', 'policy', 'supervisor', 'upstream-state'],
 };
 const boundaries = Object.entries(allowed).map(([pkg, deps]) => ({
   files: [`packages/${pkg}/src/**/*.ts`],

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { createAggregator } from '@mcppipe/aggregator';
+import { createAggregator, createPolicyGate } from '@mcppipe/aggregator';
 import { McpPipeError } from '@mcppipe/errors';
 import { loadMcpJson, watchConfig } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
@@ -21,7 +21,7 @@ import { oauthRoutes } from './oauth/index.js';
 import { loopbackOrigins } from './pipeline/loopbackAliases.js';
 import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
-import { applyConfigChange } from './reload.js';
+import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -72,14 +72,17 @@ export async function startGateway(
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,
   });
-  const hub = createHub({ registry: supervisor, logger });
-  const aggregator = createAggregator({ registry: supervisor, mode: 'aggregate', logger });
+  // One gate for /mcp, /hub and every /servers/<name>/mcp (P3): shared rules and buckets, swapped on reload.
+  const policy = createPolicyGate({ policy: layoutPolicy(layout), logger });
+  const hub = createHub({ registry: supervisor, logger, policy });
+  const aggregator = createAggregator({ registry: supervisor, mode: 'aggregate', logger, policy });
   const app = await buildApp({
     registry: supervisor,
     verifier: oauth,
     publicUrl,
     hub,
     aggregate: aggregator,
+    policy,
     oauthRoutes: oauthRoutes(oauth, { protectedResourceMetadata: false, cors: false }),
     resourceMetadata: (resource) => oauth.protectedResourceMetadata(resource),
     host: options.host,
@@ -127,7 +130,10 @@ export async function startGateway(
   );
   const watcher = await watchConfig(
     options.configPath,
-    (change) => applyConfigChange(supervisor, change, logger),
+    async (change) => {
+      applyPolicyChange(policy, change, logger);
+      await applyConfigChange(supervisor, change, logger);
+    },
     {
       initial: layout,
       logger,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PolicyGate } from '@mcppipe/aggregator';
 import type { BearerVerifier } from '@mcppipe/oauth';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
@@ -109,6 +110,11 @@ export interface GatewayDeps {
   timeouts?: TimeoutOptions;
   /** Per-server proxy upstream timeout in ms, restarted by progress. Default 300 000. */
   proxyTimeoutMs?: number;
+  /**
+   * Tool policies and rate limits for the per-server paths (P3): pass the gate the hub and the aggregate were
+   * built with, so every endpoint shares rules and buckets. Default: none.
+   */
+  policy?: PolicyGate;
   /** Logger (default: silent). */
   logger?: Logger;
   /** Stage observer for tests. */

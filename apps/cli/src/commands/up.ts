@@ -21,6 +21,8 @@ export interface UpArgs {
   bodyLimit: number;
   allowedOrigins: string[];
   allowedHosts: string[];
+  denyTool: string[];
+  allowTool: string[];
   yes: boolean;
 }
 

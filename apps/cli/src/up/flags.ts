@@ -88,6 +88,21 @@ export const upOptions = {
     default: [],
     describe: 'Extra Host header names allowed on a loopback bind',
   },
+  'deny-tool': {
+    requiresArg: true,
+    type: 'string',
+    array: true,
+    default: [],
+    describe:
+      'Hide and refuse tools whose exposed name matches GLOB (e.g. "filesystem__write_*"; repeatable)',
+  },
+  'allow-tool': {
+    requiresArg: true,
+    type: 'string',
+    array: true,
+    default: [],
+    describe: 'Serve only tools matching GLOB (an allowlist; repeatable); --deny-tool still wins',
+  },
   yes: {
     alias: 'y',
     type: 'boolean',

@@ -1,5 +1,4 @@
-import { McpPipeError } from '@mcppipe/errors';
-import { compilePolicy, validatePolicyConfig } from '@mcppipe/policy';
+import { compilePolicy } from '@mcppipe/policy';
 import type { Policy, PolicyConfig, PolicyRule } from '@mcppipe/policy';
 
 /**
@@ -10,7 +9,7 @@ import type { Policy, PolicyConfig, PolicyRule } from '@mcppipe/policy';
  * @param file - the `[policy]` table of the upstreams file, if any
  * @param flags - the globs given with `--deny-tool` and `--allow-tool`
  * @returns the compiled policy, or `undefined` when nothing is configured
- * @throws McpPipeError `MCPP_CLI_USAGE` naming the flag for a bad glob
+ * @throws McpPipeError `MCPP_POLICY_INVALID` for a bad glob (the flags' globs are checked when they are parsed)
  */
 export function upPolicy(
   file: PolicyConfig | undefined,
@@ -18,16 +17,6 @@ export function upPolicy(
 ): Policy | undefined {
   const { denyTool, allowTool } = flags;
   if (file === undefined && denyTool.length === 0 && allowTool.length === 0) return undefined;
-  for (const [flag, globs] of [
-    ['deny-tool', denyTool],
-    ['allow-tool', allowTool],
-  ] as const) {
-    for (const glob of globs) {
-      const [problem] = validatePolicyConfig({ rules: [{ match: glob, action: 'allow' }] });
-      if (problem !== undefined)
-        throw new McpPipeError('MCPP_CLI_USAGE', `--${flag} ${problem.replace(/^rules\[0\]\.match: /, '')}`);
-    }
-  }
   const flagRules: PolicyRule[] = [
     ...denyTool.map((match): PolicyRule => ({ match, kind: 'tool', action: 'deny' })),
     ...allowTool.map((match): PolicyRule => ({ match, kind: 'tool', action: 'allow' })),

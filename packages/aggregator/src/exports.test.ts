@@ -3,10 +3,12 @@ import * as api from './index.js';
 
 it('exports exactly the public API', () => {
   expect(Object.keys(api).sort()).toEqual([
+    'PolicyGate',
     'REQUEST_TIMEOUT_CODE',
     'SERIALIZED_RESULT',
     'UPSTREAM_UNAVAILABLE_CODE',
     'createAggregator',
+    'createPolicyGate',
     'createProxyServer',
     'forwardForAgent',
     'listenStreamSubscriptions',

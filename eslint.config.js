@@ -17,13 +17,13 @@ const allowed = {
   policy: ['errors'],
   store: ['errors', 'policy'],
   events: ['errors', 'upstream-state'],
-  config: ['errors', 'namespace'],
+  config: ['errors', 'namespace', 'policy'],
   http: ['errors'],
   oauth: ['errors', 'namespace'],
   tunnel: ['errors', 'namespace', 'upstream-state'],
   supervisor: ['errors', 'config', 'upstream-state'],
-  hub: ['errors', 'supervisor', 'upstream-state', 'aggregator'],
-  aggregator: ['errors', 'namespace', 'http', 'supervisor', 'upstream-state'],
+  hub: ['errors', 'namespace', 'policy', 'supervisor', 'upstream-state', 'aggregator'],
+  aggregator: ['errors', 'namespace', 'http', 'policy', 'supervisor', 'upstream-state'],
 };
 const boundaries = Object.entries(allowed).map(([pkg, deps]) => ({
   files: [`packages/${pkg}/src/**/*.ts`],

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { PolicyRefusal } from '@mcppipe/aggregator';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { Phase, StateChangedEvent } from '@mcppipe/upstream-state';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
@@ -49,9 +50,29 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly #denied = new Counter({
+    name: 'mcppipe_policy_denied_total',
+    help: 'Requests refused by a tool policy, by exposed name (or resource upstream) and caller',
+    labelNames: ['name', 'caller'],
+    registers: [this.registry],
+  });
+  readonly #limited = new Counter({
+    name: 'mcppipe_ratelimited_total',
+    help: 'Tool calls refused by a rate limit, by exposed name and caller',
+    labelNames: ['name', 'caller'],
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
+
+  /** Counts one request the policy refused (the policy gate's `onRefusal`). */
+  readonly policyRefused = (refusal: PolicyRefusal): void => {
+    const labels = { name: refusal.name, caller: refusal.caller };
+    if (refusal.reason === 'denied') this.#denied.inc(labels);
+    else this.#limited.inc(labels);
+  };
 
   /** Records one lifecycle transition. */
   onStateChanged(event: StateChangedEvent): void {

@@ -89,6 +89,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     logger: d.logger,
     ...(d.hub && { hub: d.hub }),
     ...(d.aggregate && { aggregate: d.aggregate }),
+    ...(d.policy && { policy: d.policy }),
   });
   const health = new ToolCounter(d.registry, DEFAULT_HEALTH_LIST_TIMEOUT_MS);
   app.decorate('gateway', { gate, hosts });

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import type { ConfigChange } from '@mcppipe/config';
+import type { PolicyGate } from '@mcppipe/aggregator';
+import type { ConfigChange, Layout } from '@mcppipe/config';
+import { compilePolicy } from '@mcppipe/policy';
 import type { UpstreamSpec } from '@mcppipe/supervisor';
 import type { Logger } from './types.js';
 
@@ -50,4 +52,32 @@ export async function applyConfigChange(
     ...added.map((u) => target.add(u).catch(report('add', u.name))),
   ]);
   logger.info({ servers: change.next.upstreams.length }, 'config reloaded');
+}
+
+/**
+ * The policy of a layout, compiled (P3); `undefined` when it has no `policies` section.
+ *
+ * @param layout - a validated `mcp.json` layout (its section was checked by `validatePolicyConfig`)
+ * @throws McpPipeError `MCPP_POLICY_INVALID` (not reached for a validated layout)
+ */
+export function layoutPolicy(layout: Layout) {
+  return layout.policies === undefined ? undefined : compilePolicy(layout.policies);
+}
+
+/**
+ * Swaps the live policy when the `policies` section changed. A broken section never gets here: the whole file is
+ * rejected by `watchConfig` with a path-named error and the previous policy stays live.
+ *
+ * @param gate - the gate `/mcp`, `/hub` and the per-server paths share
+ * @param change - what `watchConfig` reported
+ * @param logger - where the swap is logged
+ */
+export function applyPolicyChange(gate: PolicyGate, change: ConfigChange, logger: Logger): void {
+  if (JSON.stringify(change.previous.policies) === JSON.stringify(change.next.policies)) return;
+  gate.set(layoutPolicy(change.next));
+  const p = change.next.policies;
+  logger.info(
+    { rules: p?.rules?.length ?? 0, limits: p?.limits?.length ?? 0, default: p?.default ?? 'allow' },
+    'policies reloaded',
+  );
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { createAggregator } from '@mcppipe/aggregator';
+import { createAggregator, createPolicyGate } from '@mcppipe/aggregator';
 import { loadMcpJson, watchConfig } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
 import { AccountStore, createOAuthProvider } from '@mcppipe/oauth';
@@ -22,7 +22,7 @@ import { loopbackOrigins } from './pipeline/loopbackAliases.js';
 import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
 import { listenOrExplain } from './listen.js';
-import { applyConfigChange } from './reload.js';
+import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js';
 import { zoneConfig } from './tunnel/address.js';
 import { createRelay } from './tunnel/relay.js';
 import { createGatewayEvents, eventsSettings } from './events/scope.js';
@@ -94,8 +94,10 @@ export async function startGateway(
   const events = await createGatewayEvents(supervisor, eventsSettings(env, options.dataDir, logger));
   const registry = events.registry;
   const apiToken = env['MCPPIPE_API_TOKEN'] || undefined;
-  const hub = createHub({ registry, logger });
-  const aggregator = createAggregator({ registry, mode: 'aggregate', logger });
+  // One gate for /mcp, /hub and every /servers/<name>/mcp (P3): shared rules and buckets, swapped on reload.
+  const policy = createPolicyGate({ policy: layoutPolicy(layout), logger });
+  const hub = createHub({ registry, logger, policy });
+  const aggregator = createAggregator({ registry, mode: 'aggregate', logger, policy });
   const app = await buildApp({
     registry,
     events,
@@ -104,6 +106,7 @@ export async function startGateway(
     publicUrl,
     hub,
     aggregate: aggregator,
+    policy,
     oauthRoutes: oauthRoutes(oauth, { protectedResourceMetadata: false, cors: false }),
     resourceMetadata: (resource) => oauth.protectedResourceMetadata(resource),
     host: options.host,
@@ -145,7 +148,10 @@ export async function startGateway(
   );
   const watcher = await watchConfig(
     options.configPath,
-    (change) => applyConfigChange(supervisor, change, logger),
+    async (change) => {
+      applyPolicyChange(policy, change, logger);
+      await applyConfigChange(supervisor, change, logger);
+    },
     {
       initial: layout,
       logger,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { PolicyGate } from '@mcppipe/aggregator';
 import type { BearerVerifier } from '@mcppipe/oauth';
 import type { GatewayEvents } from './events/scope.js';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
@@ -110,6 +111,11 @@ export interface GatewayDeps {
   timeouts?: TimeoutOptions;
   /** Per-server proxy upstream timeout in ms, restarted by progress. Default 300 000. */
   proxyTimeoutMs?: number;
+  /**
+   * Tool policies and rate limits for the per-server paths (P3): pass the gate the hub and the aggregate were
+   * built with, so every endpoint shares rules and buckets. Default: none.
+   */
+  policy?: PolicyGate;
   /** Logger (default: silent). */
   logger?: Logger;
   /**

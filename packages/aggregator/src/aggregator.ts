@@ -88,6 +88,7 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
       options.inputRequiredTtlMs,
       d.DEFAULT_INPUT_REQUIRED_TTL_MS,
     ),
+    policy: options.policy,
   });
 
   // Generations seen, to renew subscriptions after a reconnect; upstreams already up are warmed now.

@@ -10,6 +10,7 @@ import { SafeEmitter } from './emitter.js';
 import { Flow } from './flow.js';
 import { forwardForAgent, forwardRequest, upstreamParams } from './forward.js';
 import { ListCache } from './listCache.js';
+import type { PolicyGate } from './policyGate.js';
 import { Subscriptions } from './subscriptions.js';
 import type { ChangedKind, Logger } from './types.js';
 
@@ -56,6 +57,8 @@ export interface CoreOptions {
   listTimeoutMs: number;
   callTimeoutMs: number;
   inputRequiredTtlMs: number;
+  /** Tool policies and rate limits; undefined: none. */
+  policy: PolicyGate | undefined;
 }
 
 /** The shared state (see the module comment). */

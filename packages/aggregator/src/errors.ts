@@ -8,6 +8,7 @@
  * and `MCPP_NS_*` → -32602. Upstream `ProtocolError`s (JSON-RPC error responses) pass through unchanged.
  */
 import { McpPipeError, isMcpPipeError } from '@mcppipe/errors';
+import { RATE_LIMITED_CODE } from '@mcppipe/policy';
 import type { Phase } from '@mcppipe/upstream-state';
 import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 
@@ -105,6 +106,7 @@ function unavailable(
  * | `MCPP_SUP_UNAVAILABLE`, `MCPP_AGG_UPSTREAM_UNAVAILABLE` | -32000 `upstream_unavailable: upstream "x" is recovering; retry in 4 s`, `data: { upstream, phase, retryAfterMs }` |
  * | `MCPP_AGG_UNKNOWN_NAME`, `MCPP_SUP_UNKNOWN_UPSTREAM`, `MCPP_NS_*` | -32602 naming the name |
  * | `MCPP_SUP_BAD_REQUEST` (the agent's request could not be serialized) | -32602, no internal text |
+ * | `MCPP_POLICY_RATE_LIMITED` (a policy limit refused a call, P2) | -31429 naming the tool and the wait, `data: { retryAfterMs, limit }` |
  * | an upstream request timeout | -32001 naming the upstream |
  * | `MCPP_SUP_STOPPED`, the upstream connection closed mid-request | -32000 `upstream_unavailable`, the phase the state machine says (`recovering` while it still says `available`) |
  * | anything else | -32603 with the error's message |
@@ -139,6 +141,8 @@ export function toJsonRpcError(err: unknown, upstream?: string, now?: UpstreamSt
       case 'MCPP_NS_INVALID_NAME':
       case 'MCPP_SUP_BAD_REQUEST':
         return new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.data);
+      case 'MCPP_POLICY_RATE_LIMITED':
+        return new ProtocolError(RATE_LIMITED_CODE, err.message, err.data);
       default:
         if (err.code.startsWith('MCPP_NS_'))
           return new ProtocolError(ProtocolErrorCode.InvalidParams, err.message);

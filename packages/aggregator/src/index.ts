@@ -15,6 +15,14 @@ export {
 export type { UpstreamState, UpstreamUnavailableData } from './errors.js';
 export { forwardForAgent } from './forward.js';
 export type { AgentForwardOptions, ForwardTarget } from './forward.js';
+export { createPolicyGate, PolicyGate } from './policyGate.js';
+export type {
+  ListView,
+  PolicyGateOptions,
+  PolicyQuery,
+  PolicyRefusal,
+  PolicyRefusalReason,
+} from './policyGate.js';
 export { createProxyServer } from './proxy.js';
 export type { ProxyServerOptions } from './proxy.js';
 export type {

@@ -12,10 +12,16 @@
  */
 import { McpPipeError } from '@mcppipe/errors';
 import { SHARED_MODERN_SERVER } from '@mcppipe/http';
+import { prefixName } from '@mcppipe/namespace';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { Server } from '@modelcontextprotocol/server';
-import type { Implementation, ServerCapabilities } from '@modelcontextprotocol/server';
+import type { Implementation, ServerCapabilities, ServerContext } from '@modelcontextprotocol/server';
+import { toJsonRpcError } from './errors.js';
 import { forwardForAgent } from './forward.js';
+import type { ForwardTarget } from './forward.js';
+import { governRequest, governResult } from './governed.js';
+import type { VerbatimTarget } from './governed.js';
+import type { PolicyGate } from './policyGate.js';
 
 /** Options of {@link createProxyServer}. */
 export interface ProxyServerOptions {
@@ -25,6 +31,30 @@ export interface ProxyServerOptions {
   name: string;
   /** Upstream request timeout in ms, restarted by each progress notification. */
   timeoutMs: number;
+  /**
+   * Tool policies and rate limits (P3), the same gate as the aggregate endpoint's: rules still name tools
+   * `<server>__<tool>`. Lists are filtered; a denied tool or prompt is refused with -32602 `Unknown tool: "<tool>"`
+   * before any upstream traffic, a denied upstream's resources as an unknown resource. Default: none.
+   */
+  policy?: PolicyGate;
+}
+
+type Obj = Record<string, unknown>;
+
+/** Forwards one request through `gate`: names checked (and a call's token taken) before, lists filtered after. */
+async function forwardGoverned(
+  route: { gate: PolicyGate; target: ForwardTarget & VerbatimTarget },
+  request: { method: string; params: Obj | undefined },
+  ctx: ServerContext,
+): Promise<Obj> {
+  const { gate, target } = route;
+  const governed = { ...target, gate, caller: gate.callerOf(ctx) };
+  try {
+    governRequest(governed, request);
+  } catch (err) {
+    throw toJsonRpcError(err, target.upstream);
+  }
+  return governResult(governed, request.method, await forwardForAgent(request, ctx, target));
 }
 
 /**
@@ -74,13 +104,21 @@ export function createProxyServer(options: ProxyServerOptions): Server {
     capabilities: (snapshot.capabilities ?? {}) as ServerCapabilities,
     ...(snapshot.instructions !== undefined && { instructions: snapshot.instructions }),
   });
-  const target = { registry, upstream: name, timeoutMs };
-  server.fallbackRequestHandler = (request, ctx) =>
-    forwardForAgent(
-      { method: request.method, params: request.params as Record<string, unknown> | undefined },
-      ctx,
-      target,
+  const gate = options.policy;
+  const target = {
+    registry,
+    upstream: name,
+    timeoutMs,
+    prefix: gate === undefined ? '' : prefixName(name, ''),
+  };
+  server.fallbackRequestHandler = (request, ctx) => {
+    const forward = { method: request.method, params: request.params as Obj | undefined };
+    return (
+      gate === undefined
+        ? forwardForAgent(forward, ctx, target)
+        : forwardGoverned({ gate, target }, forward, ctx)
     ) as never;
+  };
   server.fallbackNotificationHandler = (notification) =>
     registry
       .notify(name, {

@@ -4,6 +4,7 @@
  * by `@mcppipe/namespace`; shortened names resolve through the upstream's table.
  */
 import { splitName, unwrapResourceTemplate, unwrapResourceUri } from '@mcppipe/namespace';
+import type { Caller } from '@mcppipe/policy';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { UpstreamNotificationEvent } from '@mcppipe/supervisor';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
@@ -42,22 +43,66 @@ function stringParam(params: Obj | undefined, name: string): string {
   return v;
 }
 
+const noUpstreamError = (kind: NameKind, exposed: string, upstream: string) =>
+  unknownNameError(kind, exposed, `no upstream named ${JSON.stringify(upstream)}`);
+
 function knownUpstream(core: Core, kind: NameKind, target: { exposed: string; upstream: string }): void {
-  if (core.registry.get(target.upstream) === undefined) {
-    throw unknownNameError(kind, target.exposed, `no upstream named ${JSON.stringify(target.upstream)}`);
+  if (core.registry.get(target.upstream) === undefined)
+    throw noUpstreamError(kind, target.exposed, target.upstream);
+}
+
+/** The caller of the agent request, when a policy is set (P1). */
+function callerOf(core: Core, call: AgentCall): Caller | undefined {
+  return core.options.policy?.callerOf(call.ctx);
+}
+
+/**
+ * Refuses a resource (read, subscribe, completion) whose upstream the policy denies to `caller`, exactly as a
+ * resource of an unknown upstream is refused (P2).
+ */
+function checkResource(core: Core, call: AgentCall, target: { exposed: string; upstream: string }): void {
+  const gate = core.options.policy;
+  if (gate === undefined) return;
+  const { exposed, upstream } = target;
+  gate.check({ kind: 'resource', name: upstream, caller: gate.callerOf(call.ctx) }, () =>
+    noUpstreamError('resource', exposed, upstream),
+  );
+}
+
+const upstreamOfUri = (item: Obj) => unwrapResourceUri(String(item['uri'])).upstream;
+const upstreamOfTemplate = (item: Obj) => unwrapResourceTemplate(String(item['uriTemplate'])).upstream;
+const exposedNameOf = (item: Obj) => String(item['name']);
+
+/** The merged list of `kind` as the request's caller may see it (the same array when the policy hides nothing). */
+async function visibleList(core: Core, call: AgentCall, kind: ListKind): Promise<readonly Obj[]> {
+  const merged = await core.lists.mergedList(kind);
+  const gate = core.options.policy;
+  if (gate === undefined) return merged;
+  const caller = gate.callerOf(call.ctx);
+  switch (kind) {
+    case 'tools':
+      return gate.filter(merged, { kind: 'tool', caller, nameOf: exposedNameOf });
+    case 'prompts':
+      return gate.filter(merged, { kind: 'prompt', caller, nameOf: exposedNameOf });
+    case 'resources':
+      return gate.filter(merged, { kind: 'resource', caller, nameOf: upstreamOfUri });
+    case 'resourceTemplates':
+      return gate.filter(merged, { kind: 'resource', caller, nameOf: upstreamOfTemplate });
   }
 }
 
 /**
- * Resolves an exposed tool or prompt name to its upstream and original name.
+ * Resolves an exposed tool or prompt name to its upstream and original name. A name the policy denies to
+ * `caller` is refused here, before any upstream traffic, with the error an unknown name of a known upstream gets.
  *
- * @throws McpPipeError `MCPP_AGG_UNKNOWN_NAME` for an unknown prefix or name
+ * @throws McpPipeError `MCPP_AGG_UNKNOWN_NAME` for an unknown prefix or name, or a denied name
  */
 export async function resolveName(
   core: Core,
   kind: 'tools' | 'prompts',
-  exposed: string,
+  asked: { exposed: string; caller: Caller | undefined },
 ): Promise<{ upstream: string; name: string }> {
+  const { exposed, caller } = asked;
   const label: NameKind = kind === 'tools' ? 'tool' : 'prompt';
   let split: { upstream: string; name: string };
   try {
@@ -68,6 +113,10 @@ export async function resolveName(
   const snap = core.registry.get(split.upstream);
   if (snap === undefined)
     throw unknownNameError(label, exposed, `no upstream named ${JSON.stringify(split.upstream)}`);
+  if (caller !== undefined)
+    core.options.policy?.check({ kind: label === 'tool' ? 'tool' : 'prompt', name: exposed, caller }, () =>
+      unknownNameError(label, exposed),
+    );
   let entry = await core.lists.get(split.upstream, kind);
   let name = entry?.names.get(exposed);
   if (
@@ -104,7 +153,10 @@ function unwrapUri(core: Core, uri: string): { upstream: string; uri: string } {
 async function completion(core: Core, call: AgentCall, params: Obj | undefined): Promise<Obj> {
   const ref = params?.['ref'] as Obj | undefined;
   if (ref?.['type'] === 'ref/prompt') {
-    const { upstream, name } = await resolveName(core, 'prompts', stringParam(ref, 'name'));
+    const { upstream, name } = await resolveName(core, 'prompts', {
+      exposed: stringParam(ref, 'name'),
+      caller: callerOf(core, call),
+    });
     return core.routed(call, upstream, {
       method: 'completion/complete',
       params: { ...params, ref: { ...ref, name } },
@@ -120,6 +172,7 @@ async function completion(core: Core, call: AgentCall, params: Obj | undefined):
       target = unwrapUri(core, uri);
     }
     knownUpstream(core, 'resource template', { exposed: uri, upstream: target.upstream });
+    checkResource(core, call, { exposed: uri, upstream: target.upstream });
     return core.routed(call, target.upstream, {
       method: 'completion/complete',
       params: { ...params, ref: { ...ref, uri: target.uri } },
@@ -140,7 +193,7 @@ export async function dispatchAggregate(core: Core, request: JSONRPCRequest, cal
   const params = request.params as Obj | undefined;
   const listKind = LIST_METHODS[request.method];
   if (listKind !== undefined) {
-    const merged = await core.lists.mergedList(listKind);
+    const merged = await visibleList(core, call, listKind);
     const cursor = params?.['cursor'];
     const field = KEY_FIELD[listKind];
     const page = pageOf(merged, typeof cursor === 'string' ? cursor : undefined, {
@@ -155,12 +208,18 @@ export async function dispatchAggregate(core: Core, request: JSONRPCRequest, cal
   }
   switch (request.method) {
     case 'tools/call': {
-      const { upstream, name } = await resolveName(core, 'tools', stringParam(params, 'name'));
+      const exposed = stringParam(params, 'name');
+      const caller = callerOf(core, call);
+      const { upstream, name } = await resolveName(core, 'tools', { exposed, caller });
+      if (caller !== undefined) core.options.policy?.take(exposed, caller);
       const result = await core.routed(call, upstream, { method: 'tools/call', params: { ...params, name } });
       return result['resultType'] === 'input_required' ? result : wrapCallToolResult(upstream, result);
     }
     case 'prompts/get': {
-      const { upstream, name } = await resolveName(core, 'prompts', stringParam(params, 'name'));
+      const { upstream, name } = await resolveName(core, 'prompts', {
+        exposed: stringParam(params, 'name'),
+        caller: callerOf(core, call),
+      });
       const result = await core.routed(call, upstream, {
         method: 'prompts/get',
         params: { ...params, name },
@@ -170,6 +229,7 @@ export async function dispatchAggregate(core: Core, request: JSONRPCRequest, cal
     case 'resources/read': {
       const exposed = stringParam(params, 'uri');
       const target = unwrapUri(core, exposed);
+      checkResource(core, call, { exposed, upstream: target.upstream });
       const result = await core.routed(call, target.upstream, {
         method: 'resources/read',
         params: { ...params, uri: target.uri },
@@ -181,7 +241,9 @@ export async function dispatchAggregate(core: Core, request: JSONRPCRequest, cal
       return completion(core, call, params);
     case 'resources/subscribe': {
       const exposed = stringParam(params, 'uri');
-      await core.subscriptions.subscribe(call.server, exposed, unwrapUri(core, exposed));
+      const target = unwrapUri(core, exposed);
+      checkResource(core, call, { exposed, upstream: target.upstream });
+      await core.subscriptions.subscribe(call.server, exposed, target);
       return {};
     }
     case 'resources/unsubscribe': {

@@ -6,7 +6,9 @@
 import type { UpstreamNotificationEvent } from '@mcppipe/supervisor';
 import type { JSONRPCRequest } from '@modelcontextprotocol/server';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+import { prefixName } from '@mcppipe/namespace';
 import type { AgentCall, Core } from './core.js';
+import { governRequest, governResult } from './governed.js';
 
 type Obj = Record<string, unknown>;
 
@@ -23,6 +25,8 @@ export function singleUpstream(core: Core): string {
 }
 
 const singleNames = new WeakMap<Core, string>();
+/** `<upstream>__` of the one upstream, for policy rules (computed once). */
+const singlePrefixes = new WeakMap<Core, string>();
 
 /**
  * Answers one agent request in single mode: everything is forwarded as is.
@@ -30,6 +34,22 @@ const singleNames = new WeakMap<Core, string>();
  * @throws anything; the server maps it with `toJsonRpcError`
  */
 export async function dispatchSingle(core: Core, request: JSONRPCRequest, call: AgentCall): Promise<Obj> {
+  const upstream = singleUpstream(core);
+  const params = request.params as Obj | undefined;
+  const gate = core.options.policy;
+  if (gate !== undefined) {
+    // Names are verbatim here, but rules still name tools `<upstream>__<tool>` (P3).
+    const caller = gate.callerOf(call.ctx);
+    let prefix = singlePrefixes.get(core);
+    if (prefix === undefined) singlePrefixes.set(core, (prefix = prefixName(upstream, '')));
+    const governed = { gate, caller, upstream, prefix };
+    governRequest(governed, { method: request.method, params });
+    return governResult(governed, request.method, await forwardSingle(core, request, call));
+  }
+  return forwardSingle(core, request, call);
+}
+
+async function forwardSingle(core: Core, request: JSONRPCRequest, call: AgentCall): Promise<Obj> {
   const upstream = singleUpstream(core);
   const params = request.params as Obj | undefined;
   if (request.method === 'resources/subscribe' || request.method === 'resources/unsubscribe') {

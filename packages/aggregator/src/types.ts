@@ -1,6 +1,7 @@
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { Phase } from '@mcppipe/upstream-state';
 import type { Server, ServerCapabilities } from '@modelcontextprotocol/server';
+import type { PolicyGate } from './policyGate.js';
 
 /** A pino-compatible logger: `logger.warn({ upstream }, 'message')`. */
 export interface Logger {
@@ -44,6 +45,11 @@ export interface AggregatorOptions {
   callTimeoutMs?: number;
   /** How long a 2026-07-28 `input_required` flow waits for the agent's retry, in ms. Default 600 000. */
   inputRequiredTtlMs?: number;
+  /**
+   * Tool policies and rate limits (DESIGN.md P1–P3, `createPolicyGate`): lists are filtered per caller, a denied
+   * name is answered like an unknown one, a `tools/call` over a limit is refused with -31429. Default: none.
+   */
+  policy?: PolicyGate;
 }
 
 /** Serving context of {@link Aggregator.createServer}; `McpRequestContext` from the SDK fits. */

@@ -172,7 +172,7 @@ describe('mcp.json (seed 001)', () => {
       ok: true,
       config: { mode: 'aggregate', upstreams: [{ name: 'a', transport: 'http', url: 'http://x' }] },
       warnings: [
-        'globalShortcut: ignored (mcppipe reads only "mcpServers")',
+        'globalShortcut: ignored (mcppipe reads only "mcpServers" and "policies")',
         'mcpServer: unknown key, ignored; did you mean "mcpServers"?',
       ],
     });
@@ -200,7 +200,7 @@ describe('mcp.json (seed 001)', () => {
         `mcpServers.B: upstream name "B" is invalid: ${NAME_RULE}`,
         'mcpServers.a: sets neither "command" (stdio) nor "url" (HTTP); set exactly one',
       ],
-      warnings: ['extra: ignored (mcppipe reads only "mcpServers")'],
+      warnings: ['extra: ignored (mcppipe reads only "mcpServers" and "policies")'],
     });
   });
 
@@ -277,7 +277,7 @@ describe('loadMcpJson', () => {
     await expect(loadMcpJson(file, { logger })).resolves.toMatchObject({ upstreams: [{ name: 'a' }] });
     expect(logger.warn).toHaveBeenCalledWith(
       { path: file },
-      'theme: ignored (mcppipe reads only "mcpServers")',
+      'theme: ignored (mcppipe reads only "mcpServers" and "policies")',
     );
   });
 
@@ -286,5 +286,33 @@ describe('loadMcpJson', () => {
       code: 'MCPP_CFG_READ_FAILED',
       message: `cannot read ${join(dir, 'nope.json')}: no such file (ENOENT)`,
     });
+  });
+});
+
+describe('policies (issue 17, P1-P3)', () => {
+  it('a valid policies section rides along in the layout', () => {
+    const policies = { default: 'deny', rules: [{ match: 'memory__*', action: 'allow' }] };
+    const result = validateMcpJson({ mcpServers: { memory: { command: 'x' } }, policies });
+    expect(result).toEqual({
+      ok: true,
+      config: {
+        mode: 'aggregate',
+        upstreams: [{ name: 'memory', transport: 'stdio', command: 'x', args: [] }],
+        policies,
+      },
+      warnings: [],
+    });
+  });
+
+  it('a broken policies section is an error naming its path', () => {
+    const result = validateMcpJson({
+      mcpServers: { memory: { command: 'x' } },
+      policies: { rules: [{ match: 'x[', action: 'deny' }], limits: [{ scope: 'caller', rate: '10/day' }] },
+    });
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.errors).toEqual([
+      expect.stringMatching(/^policies\.rules\[0\]\.match: "x\[" has whitespace, a bracket/),
+      expect.stringMatching(/^policies\.limits\[0\]\.rate: must be "<n>\/<s\|min\|h>"/),
+    ]);
   });
 });

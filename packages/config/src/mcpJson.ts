@@ -1,7 +1,10 @@
 /**
  * The gateway's `mcp.json` (seed 001): the `mcpServers` shape of Claude Desktop and Claude Code, plus
- * `"hub": false` and two mcppipe extensions (`protocol`, `startTimeoutSecs`).
+ * `"hub": false`, two mcppipe extensions (`protocol`, `startTimeoutSecs`) and a top-level `policies` section
+ * (tool policies and rate limits, DESIGN.md P1–P3, validated by `@mcppipe/policy`).
  */
+import type { PolicyConfig } from '@mcppipe/policy';
+import { validatePolicyConfig } from '@mcppipe/policy';
 import type { PathSegment } from './issues.js';
 import { invalidConfigError } from './errors.js';
 import { Issues, describeType, editDistance, formatPath, isRecord } from './issues.js';
@@ -45,7 +48,7 @@ const SERVER_FIELDS: Readonly<Record<string, FieldSpec>> = {
 };
 
 /** Top-level keys that are accepted without a warning. */
-const QUIET_TOP_LEVEL = new Set(['mcpServers', '$schema']);
+const QUIET_TOP_LEVEL = new Set(['mcpServers', '$schema', 'policies']);
 
 const KEY_OF = { stdio: '"command"', http: '"url"' } as const;
 
@@ -76,7 +79,7 @@ export function validateMcpJson(doc: unknown): ValidationResult<Layout> {
       [key],
       editDistance(key.toLowerCase(), 'mcpservers') <= 2
         ? 'unknown key, ignored; did you mean "mcpServers"?'
-        : 'ignored (mcppipe reads only "mcpServers")',
+        : 'ignored (mcppipe reads only "mcpServers" and "policies")',
     );
   }
   const servers = doc['mcpServers'];
@@ -101,8 +104,18 @@ export function validateMcpJson(doc: unknown): ValidationResult<Layout> {
       if (upstream !== undefined) upstreams.push(upstream);
     }
   }
+  const policies = doc['policies'];
+  if (policies !== undefined) issues.errors.push(...validatePolicyConfig(policies, 'policies'));
   if (issues.errors.length > 0) return { ok: false, errors: issues.errors, warnings: issues.warnings };
-  return { ok: true, config: { mode: 'aggregate', upstreams }, warnings: issues.warnings };
+  return {
+    ok: true,
+    config: {
+      mode: 'aggregate',
+      upstreams,
+      ...(policies !== undefined && { policies: policies as PolicyConfig }),
+    },
+    warnings: issues.warnings,
+  };
 }
 
 function validateServer(name: string, entry: unknown, issues: Issues): UpstreamConfig | undefined {

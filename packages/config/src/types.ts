@@ -6,6 +6,8 @@
  * @module
  */
 
+import type { PolicyConfig } from '@mcppipe/policy';
+
 /** Which protocol era to speak to an upstream (DESIGN.md "The SDK line and the two protocol eras"). */
 export type ProtocolPreference = 'auto' | 'legacy' | 'modern';
 
@@ -66,6 +68,11 @@ export interface Layout {
   mode: LayoutMode;
   /** The upstreams; names are unique. */
   upstreams: UpstreamConfig[];
+  /**
+   * Tool policies and rate limits on exposed names (DESIGN.md P1–P3), validated with `@mcppipe/policy`'s
+   * `validatePolicyConfig`; compile with `compilePolicy`. Absent: everything is allowed, nothing is limited.
+   */
+  policies?: PolicyConfig;
 }
 
 /**

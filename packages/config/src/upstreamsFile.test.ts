@@ -292,3 +292,30 @@ describe('loadUpstreamsFile', () => {
     expect(logger.warn).not.toHaveBeenCalled();
   });
 });
+
+describe('[policy] (issue 17, P1-P3)', () => {
+  const head = '[upstreams.memory]\nstdio = "x"\n\n';
+  it('[policy], [[policy.rules]] and [[policy.limits]] become the layout policies', () => {
+    const layout = parseUpstreamsToml(
+      `${head}[policy]\ndefault = "allow"\n\n[[policy.rules]]\nmatch = "memory__delete_*"\naction = "deny"\n\n[[policy.limits]]\nscope = "caller+tool"\nmatch = "memory__search_nodes"\nrate = "10/min"\nburst = 5\n`,
+    );
+    expect(layout.policies).toEqual({
+      default: 'allow',
+      rules: [{ match: 'memory__delete_*', action: 'deny' }],
+      limits: [{ scope: 'caller+tool', match: 'memory__search_nodes', rate: '10/min', burst: 5 }],
+    });
+  });
+
+  it('a broken [policy] table is rejected with the path of the problem', () => {
+    expect(() =>
+      parseUpstreamsToml(`${head}[[policy.rules]]\nmatch = "a b"\naction = "drop"\n`, 't.toml'),
+    ).toThrow(/policy\.rules\[0\]\.match: "a b" has whitespace/);
+    const result = validateUpstreamsToml({
+      upstreams: { memory: { stdio: 'x' } },
+      policy: { rules: [{ match: 'a', action: 'drop' }] },
+    });
+    expect(!result.ok && result.errors).toEqual([
+      'policy.rules[0].action: must be "allow" or "deny", got "drop"',
+    ]);
+  });
+});

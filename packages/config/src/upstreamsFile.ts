@@ -1,7 +1,10 @@
 /**
  * The TOML upstreams file (DESIGN.md A8): one `[upstreams.<name>]` section per upstream, each with
- * exactly one of `http` or `stdio`.
+ * exactly one of `http` or `stdio`, and an optional `[policy]` table (`default`, `[[policy.rules]]`,
+ * `[[policy.limits]]`: tool policies and rate limits, DESIGN.md P1–P3, validated by `@mcppipe/policy`).
  */
+import type { PolicyConfig } from '@mcppipe/policy';
+import { validatePolicyConfig } from '@mcppipe/policy';
 import { parse as parseToml } from 'toml';
 import type { PathSegment } from './issues.js';
 import { invalidConfigError, syntaxError } from './errors.js';
@@ -70,7 +73,8 @@ export function validateUpstreamsToml(doc: unknown): ValidationResult<Layout> {
     return { ok: false, errors: issues.errors, warnings: issues.warnings };
   }
   for (const key of Object.keys(doc)) {
-    if (key !== 'upstreams') issues.error([key], unknownKeyMessage(key, ['upstreams']));
+    if (key !== 'upstreams' && key !== 'policy')
+      issues.error([key], unknownKeyMessage(key, ['upstreams', 'policy']));
   }
   const sections = doc['upstreams'];
   if (sections === undefined) {
@@ -88,10 +92,16 @@ export function validateUpstreamsToml(doc: unknown): ValidationResult<Layout> {
       if (upstream !== undefined) upstreams.push(upstream);
     }
   }
+  const policy = doc['policy'];
+  if (policy !== undefined) issues.errors.push(...validatePolicyConfig(policy, 'policy'));
   if (issues.errors.length > 0) return { ok: false, errors: issues.errors, warnings: issues.warnings };
   return {
     ok: true,
-    config: { mode: upstreams.length === 1 ? 'single' : 'aggregate', upstreams },
+    config: {
+      mode: upstreams.length === 1 ? 'single' : 'aggregate',
+      upstreams,
+      ...(policy !== undefined && { policies: policy as PolicyConfig }),
+    },
     warnings: issues.warnings,
   };
 }

@@ -1,4 +1,7 @@
+import type { PolicyGate } from '@mcppipe/aggregator';
 import { McpPipeError, isMcpPipeError } from '@mcppipe/errors';
+import { prefixName } from '@mcppipe/namespace';
+import type { Caller } from '@mcppipe/policy';
 import type { UpstreamRegistry, UpstreamSnapshot } from '@mcppipe/supervisor';
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import { closeMatches } from './closeMatches.js';
@@ -19,6 +22,8 @@ export interface HandlerDeps {
   isVisible: (snapshot: UpstreamSnapshot) => boolean;
   callTimeoutMs: number;
   hubSignal: AbortSignal;
+  /** Tool policies and rate limits on `<server>__<tool>` (P3); undefined: none. */
+  policy?: PolicyGate | undefined;
 }
 
 /** One meta-tool: raw `arguments` in, a tool result out; hub errors are thrown as `McpPipeError`. */
@@ -36,7 +41,18 @@ function ok(value: object): CallToolResult {
  * @returns a handler per meta-tool name
  */
 export function createHandlers(deps: HandlerDeps): Record<MetaToolName, MetaToolHandler> {
-  const { registry, cache, isVisible, logger } = deps;
+  const { registry, cache, isVisible, logger, policy } = deps;
+
+  /** The tools of `server` that `caller` may see (all without a policy); the same array when none is hidden. */
+  const visibleTools = (
+    server: string,
+    tools: UpstreamTool[],
+    caller: Caller | undefined,
+  ): UpstreamTool[] => {
+    if (policy === undefined || caller === undefined) return tools;
+    const prefix = prefixName(server, '');
+    return policy.filter(tools, { kind: 'tool', caller, nameOf: (t) => prefix + t.name }) as UpstreamTool[];
+  };
 
   const visibleSnapshots = () => registry.list().filter((s) => isVisible(s));
 
@@ -69,13 +85,14 @@ export function createHandlers(deps: HandlerDeps): Record<MetaToolName, MetaTool
   const findTool = async (
     snapshot: UpstreamSnapshot,
     tool: string,
-    stale: boolean,
+    seen: { stale: boolean; caller: Caller | undefined },
   ): Promise<UpstreamTool> => {
-    let tools = await toolsOf(snapshot, stale);
+    const { stale, caller } = seen;
+    let tools = visibleTools(snapshot.name, await toolsOf(snapshot, stale), caller);
     let found = tools.find((t) => t.name === tool);
     if (!found && registry.get(snapshot.name)?.phase === 'available') {
       try {
-        tools = await cache.reload(snapshot.name);
+        tools = visibleTools(snapshot.name, await cache.reload(snapshot.name), caller);
       } catch (err) {
         throw mapFailure(registry, { server: snapshot.name }, err);
       }
@@ -91,7 +108,10 @@ export function createHandlers(deps: HandlerDeps): Record<MetaToolName, MetaTool
     });
   };
 
-  const summarize = async (snapshot: UpstreamSnapshot): Promise<ServerSummary> => {
+  const summarize = async (
+    snapshot: UpstreamSnapshot,
+    caller: Caller | undefined,
+  ): Promise<ServerSummary> => {
     const { name, phase, serverInfo, instructions } = snapshot;
     let tools = cache.peek(name) ?? cache.last(name);
     if (!cache.peek(name) && phase === 'available') {
@@ -107,23 +127,26 @@ export function createHandlers(deps: HandlerDeps): Record<MetaToolName, MetaTool
       phase,
       ...(title !== undefined ? { title } : {}),
       ...(description !== undefined ? { description } : {}),
-      toolCount: tools ? tools.length : null,
+      toolCount: tools ? visibleTools(name, tools, caller).length : null,
     };
   };
 
   return {
-    async list_servers(args) {
+    async list_servers(args, ctx) {
       const parsed = parseMetaToolArgs('list_servers', args);
       if (!parsed.ok) throw parsed.error;
-      const result: ListServersResult = { servers: await Promise.all(visibleSnapshots().map(summarize)) };
+      const caller = policy?.callerOf(ctx);
+      const result: ListServersResult = {
+        servers: await Promise.all(visibleSnapshots().map((s) => summarize(s, caller))),
+      };
       return ok(result);
     },
 
-    async list_tools(args) {
+    async list_tools(args, ctx) {
       const parsed = parseMetaToolArgs('list_tools', args);
       if (!parsed.ok) throw parsed.error;
       const snapshot = resolveServer(parsed.args.server);
-      const tools = await toolsOf(snapshot, true);
+      const tools = visibleTools(snapshot.name, await toolsOf(snapshot, true), policy?.callerOf(ctx));
       const result: ListToolsResult = {
         server: snapshot.name,
         phase: registry.get(snapshot.name)?.phase ?? snapshot.phase,
@@ -135,11 +158,11 @@ export function createHandlers(deps: HandlerDeps): Record<MetaToolName, MetaTool
       return ok(result);
     },
 
-    async get_tool(args) {
+    async get_tool(args, ctx) {
       const parsed = parseMetaToolArgs('get_tool', args);
       if (!parsed.ok) throw parsed.error;
       const snapshot = resolveServer(parsed.args.server);
-      const tool = await findTool(snapshot, parsed.args.tool, true);
+      const tool = await findTool(snapshot, parsed.args.tool, { stale: true, caller: policy?.callerOf(ctx) });
       const result: GetToolResult = { server: snapshot.name, tool };
       return ok(result);
     },
@@ -149,10 +172,22 @@ export function createHandlers(deps: HandlerDeps): Record<MetaToolName, MetaTool
       if (!parsed.ok) throw parsed.error;
       const { server, tool, arguments: toolArgs } = parsed.args;
       const snapshot = resolveServer(server);
+      const caller = policy?.callerOf(ctx);
+      const exposed = policy === undefined ? '' : prefixName(snapshot.name, tool);
+      // A denied tool is refused before anything else, exactly as an unknown tool (its suggestions and count
+      // from the tools the caller may see); its phase is never revealed either.
+      if (policy !== undefined && caller !== undefined && !policy.allows('tool', exposed, caller)) {
+        const names = visibleTools(server, cache.peek(server) ?? cache.last(server) ?? [], caller).map(
+          (t) => t.name,
+        );
+        policy.check({ kind: 'tool', name: exposed, caller }, () =>
+          unknownToolError({ server, tool, suggestions: closeMatches(tool, names), toolCount: names.length }),
+        );
+      }
       if (snapshot.phase !== 'available')
         throw unavailableError(server, snapshot.phase, snapshot.retryAfterMs);
       try {
-        await findTool(snapshot, tool, false);
+        await findTool(snapshot, tool, { stale: false, caller });
       } catch (err) {
         // Only a definite "no such tool" stops the call; a failed tools/list must not block a call that may work.
         if (isMcpPipeError(err, 'MCPP_HUB_UNKNOWN_TOOL')) throw err;
@@ -161,6 +196,7 @@ export function createHandlers(deps: HandlerDeps): Record<MetaToolName, MetaTool
           'hub: could not check the tool name; forwarding',
         );
       }
+      if (policy !== undefined && caller !== undefined) policy.take(exposed, caller);
       const outcome = await forwardCall({
         registry,
         logger,

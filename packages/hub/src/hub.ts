@@ -69,6 +69,7 @@ export function createHub(options: HubOptions): Hub {
     isVisible,
     callTimeoutMs,
     hubSignal: closing.signal,
+    policy: options.policy,
   });
 
   const refreshIfVisible = (name: string) => {

@@ -1,3 +1,4 @@
+import type { PolicyGate } from '@mcppipe/aggregator';
 import type { McpPipeErrorCode } from '@mcppipe/errors';
 import type { Phase } from '@mcppipe/upstream-state';
 import type { UpstreamRegistry, UpstreamSnapshot } from '@mcppipe/supervisor';
@@ -34,6 +35,13 @@ export interface HubOptions {
   serverInfo?: { name: string; version: string; title?: string; description?: string };
   /** `instructions` sent to agents. Default: one sentence naming the four meta-tools in order. */
   instructions?: string;
+  /**
+   * Tool policies and rate limits (DESIGN.md P3), the gate the host's `/mcp` uses, so `/hub` and `/mcp` share
+   * rules and buckets: rules name tools `<server>__<tool>`. `list_tools`, `get_tool` and `list_servers`' counts
+   * show only what the caller may see; `call_tool` of a denied tool answers `MCPP_HUB_UNKNOWN_TOOL`, a call over a
+   * limit `MCPP_POLICY_RATE_LIMITED` with `retryAfterMs`. Default: none.
+   */
+  policy?: PolicyGate;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { McpPipeError } from '@mcppipe/errors';
+import { validatePolicyConfig } from '@mcppipe/policy';
 import type { Argv, CommandModule } from 'yargs';
 import { DEFAULT_PORT, envVariable, flagsFromEnv, upOptions } from '../up/flags.js';
 import type { LogLevel, TunnelAuthMode } from '../up/flags.js';
@@ -23,6 +24,8 @@ export interface UpArgs {
   bodyLimit: number;
   allowedOrigins: string[];
   allowedHosts: string[];
+  denyTool: string[];
+  allowTool: string[];
   yes: boolean;
   /** The relay to serve through (T2), or undefined for no tunnel. */
   tunnel: string | undefined;
@@ -52,6 +55,19 @@ function numberFlag(flag: string, valid: (n: number) => boolean, rule: string) {
 
 const positive = (n: number) => Number.isSafeInteger(n) && n > 0;
 
+/** A glob flag's parser (`--deny-tool`, `--allow-tool`): checked as a policy rule's `match` is (P1). */
+function globsFlag(flag: string) {
+  return (given: unknown): string[] => {
+    const globs = (Array.isArray(given) ? given : [given]).map(String);
+    for (const glob of globs) {
+      const [problem] = validatePolicyConfig({ rules: [{ match: glob, action: 'deny' }] });
+      if (problem !== undefined)
+        throw new McpPipeError('MCPP_CLI_USAGE', `--${flag} ${problem.replace(/^rules\[0\]\.match: /, '')}`);
+    }
+    return globs;
+  };
+}
+
 /** `mcppipe up`: aggregate upstreams into one MCP server over Streamable HTTP (seed 000). */
 export const upCommand: CommandModule<object, UpArgs> = {
   command: 'up',
@@ -68,6 +84,8 @@ export const upCommand: CommandModule<object, UpArgs> = {
         'max-sessions': numberFlag('max-sessions', positive, 'a positive integer'),
         'session-idle-secs': numberFlag('session-idle-secs', positive, 'a positive integer'),
         'body-limit': numberFlag('body-limit', positive, 'a positive integer (bytes)'),
+        'deny-tool': globsFlag('deny-tool'),
+        'allow-tool': globsFlag('allow-tool'),
       }) as unknown as Argv<UpArgs>,
   handler: async (args) => {
     trace('up handler');

@@ -1,4 +1,4 @@
-import { createAggregator, listenStreamSubscriptions } from '@mcppipe/aggregator';
+import { createAggregator, createPolicyGate, listenStreamSubscriptions } from '@mcppipe/aggregator';
 import type { Aggregator } from '@mcppipe/aggregator';
 import type { Layout } from '@mcppipe/config';
 import { createMcpHttpHost } from '@mcppipe/http';
@@ -7,6 +7,7 @@ import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { Logger } from 'pino';
 import type { UpArgs } from '../commands/up.js';
 import type { Metrics } from '../metrics.js';
+import { upPolicy } from './policy.js';
 import { trace, tracing } from './trace.js';
 import { version } from './util.js';
 
@@ -59,9 +60,19 @@ export function composeAggregator(options: Omit<ComposeOptions, 'args'>): {
 } {
   const { layout, metrics, logger } = options;
   const registry = traced(metrics ? metrics.meter(options.upstreams) : options.upstreams);
+  const compiled = upPolicy(layout.policies, args);
+  // One gate for /mcp and /hub (P3): shared rules and buckets.
+  const policy =
+    compiled &&
+    createPolicyGate({
+      policy: compiled,
+      logger: logger.child({ component: 'policy' }),
+      ...(metrics && { onRefusal: metrics.policyRefused }),
+    });
   const aggregator = createAggregator({
     registry,
     mode: layout.mode,
+    ...(policy && { policy }),
     serverInfo: { name: 'mcppipe', version },
     logger: logger.child({ component: 'aggregator' }),
   });
@@ -103,7 +114,11 @@ export async function composeServing(options: ComposeOptions): Promise<Composed>
   let closeHub: (() => Promise<void>) | undefined;
   if (args.hub) {
     const { createHub } = await import('@mcppipe/hub');
-    const hub = createHub({ registry, logger: logger.child({ component: 'hub' }) });
+    const hub = createHub({
+      registry,
+      logger: logger.child({ component: 'hub' }),
+      ...(policy && { policy }),
+    });
     endpoints['/hub'] = createMcpHttpHost(() => hub.createServer(), hostOptions);
     closeHub = () => hub.close();
   }

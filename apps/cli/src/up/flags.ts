@@ -5,14 +5,14 @@
  * This module imports nothing at run time: early.ts loads it before anything else.
  */
 import type { Options } from 'yargs';
+import { tunnelOptions } from './tunnelFlags.js';
 
 /** Log levels accepted by `--log-level`. */
 export const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
-/** Auth modes of `--tunnel-auth` (DESIGN.md T5). */
-export const tunnelAuthModes = ['oauth', 'api-key', 'none'] as const;
-export type TunnelAuthMode = (typeof tunnelAuthModes)[number];
+export { tunnelAuthModes } from './tunnelFlags.js';
+export type { TunnelAuthMode } from './tunnelFlags.js';
 
 /** The default port of `mcppipe up` (documented in the CLI reference). */
 export const DEFAULT_PORT = 8808;
@@ -98,37 +98,21 @@ export const upOptions = {
     default: [],
     describe: 'Extra Host header names allowed on a loopback bind',
   },
-  tunnel: {
-    requiresArg: true,
-    type: 'string',
-    describe: 'Also serve through a relay: its URL (e.g. https://gw.example; /tunnel/connect is added)',
-  },
-  'api-key': {
-    requiresArg: true,
-    type: 'string',
-    describe: 'API key of your relay account (for --tunnel; never logged)',
-  },
-  subdomain: {
-    requiresArg: true,
-    type: 'string',
-    describe: 'Tunnel subdomain (default: derived from the upstream names and this host)',
-  },
-  'tunnel-auth': {
-    choices: tunnelAuthModes,
-    default: 'oauth',
-    describe: 'Who may call the public URL: oauth, api-key (a key of your account) or none',
-  },
-  'allow-ip': {
+  ...tunnelOptions,
+  'deny-tool': {
     requiresArg: true,
     type: 'string',
     array: true,
     default: [],
-    describe: 'Only these client addresses may call the public URL: CIDR or address (repeatable)',
+    describe:
+      'Hide and refuse tools whose exposed name matches GLOB (e.g. "filesystem__write_*"; repeatable)',
   },
-  'zero-knowledge': {
-    type: 'boolean',
-    default: false,
-    describe: 'Relay raw HTTP bytes to a single HTTP upstream; nothing parses JSON-RPC (T7)',
+  'allow-tool': {
+    requiresArg: true,
+    type: 'string',
+    array: true,
+    default: [],
+    describe: 'Serve only tools matching GLOB (an allowlist; repeatable); --deny-tool still wins',
   },
   yes: {
     alias: 'y',

@@ -7,6 +7,7 @@
  * @module
  */
 import { createProxyServer, listenStreamSubscriptions } from '@mcppipe/aggregator';
+import type { PolicyGate } from '@mcppipe/aggregator';
 import type { Aggregator } from '@mcppipe/aggregator';
 import { createMcpHttpHost } from '@mcppipe/http';
 import type { McpHttpHost } from '@mcppipe/http';
@@ -22,6 +23,8 @@ export interface EndpointHostsOptions {
   bodyLimit: number;
   proxyTimeoutMs: number;
   logger: Logger;
+  /** Tool policies and rate limits of the per-server paths (the gate `/mcp` and `/hub` use). */
+  policy?: PolicyGate;
 }
 
 /** The hosts of every MCP endpoint. */
@@ -60,8 +63,9 @@ export class EndpointHosts {
   server(name: string): McpHttpHost {
     let host = this.#servers.get(name);
     if (host === undefined) {
-      const { registry, proxyTimeoutMs: timeoutMs, bodyLimit, logger } = this.options;
-      host = createMcpHttpHost(() => createProxyServer({ registry, name, timeoutMs }), {
+      const { registry, proxyTimeoutMs: timeoutMs, bodyLimit, logger, policy } = this.options;
+      const proxy = { registry, name, timeoutMs, ...(policy && { policy }) };
+      host = createMcpHttpHost(() => createProxyServer(proxy), {
         stateless: true,
         maxRequestBodySize: bodyLimit,
         logger,

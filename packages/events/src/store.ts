@@ -1,6 +1,6 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { writeFileAtomic } from '@mcppipe/store';
 
 /**
  * Where webhook subscriptions and tool pins are kept: a tiny key → JSON document interface, so a shared store
@@ -74,12 +74,8 @@ export class JsonFileEventsStore implements EventsStore {
     }
     const run = async () => {
       await mkdir(this.#dir, { recursive: true, mode: 0o700 });
-      const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-      await writeFile(tmp, `${JSON.stringify(value, null, 2)}\n`, {
-        mode: options.secret ? 0o600 : 0o644,
-        flag: 'wx',
-      });
-      await rename(tmp, path);
+      await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`); // mode 0600
+      if (!options.secret) await chmod(path, 0o644);
     };
     const next = this.#chain.then(run, run);
     this.#chain = next.catch(() => {});

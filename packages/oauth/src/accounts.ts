@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { verify } from '@node-rs/bcrypt';
 import { McpPipeError } from '@mcppipe/errors';
 import { isValidUpstreamName } from '@mcppipe/namespace';
-import { writeFileAtomic } from './atomicFile.js';
+import { writeFileAtomic } from '@mcppipe/store';
 import { hashPassword } from './password.js';
 import { randomSecret } from './secrets.js';
 

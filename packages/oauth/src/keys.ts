@@ -3,7 +3,7 @@ import { chmod, link, open, readFile, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { McpPipeError } from '@mcppipe/errors';
 import { calculateJwkThumbprint, exportJWK, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
-import { fsyncDir } from './atomicFile.js';
+import { fsyncDir } from '@mcppipe/store';
 import type { Logger } from './logger.js';
 import { randomSecret } from './secrets.js';
 

@@ -53,7 +53,7 @@ describe('StateStore', () => {
     let writes = 0;
     let concurrent = 0;
     let maxConcurrent = 0;
-    const { writeFileAtomic } = await import('./atomicFile.js');
+    const { writeFileAtomic } = await import('@mcppipe/store');
     const store = await StateStore.open({
       dataDir: d,
       logger: recordingLogger(),
@@ -84,7 +84,7 @@ describe('StateStore', () => {
   it('F4: a failed write rejects with MCPP_OAUTH_STATE_WRITE_FAILED and the old file stays', async () => {
     const d = await dir();
     let fail = false;
-    const { writeFileAtomic } = await import('./atomicFile.js');
+    const { writeFileAtomic } = await import('@mcppipe/store');
     const store = await StateStore.open({
       dataDir: d,
       logger: recordingLogger(),

@@ -1,7 +1,7 @@
 import { chmod, readFile, rename, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpPipeError } from '@mcppipe/errors';
-import { removeStrayTempFiles, writeFileAtomic } from './atomicFile.js';
+import { removeStrayTempFiles, writeFileAtomic } from '@mcppipe/store';
 import type { Logger } from './logger.js';
 import { emptyState, parseState, type OAuthState } from './state.js';
 

@@ -1,4 +1,4 @@
-// The same writer as @mcppipe/oauth's state file (G12); oauth's copy goes when it moves onto this store.
+// The one atomic file writer (G12): the store's state file, and @mcppipe/oauth's and @mcppipe/events' files.
 import { open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';

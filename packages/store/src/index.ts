@@ -7,6 +7,7 @@
  * @module
  */
 export type { Change, Collection, SetOptions, Store, StoreLogger, Swap } from './types.js';
+export { fsyncDir, removeStrayTempFiles, writeFileAtomic } from './atomicFile.js';
 export { openStore } from './openStore.js';
 export type { OpenStoreOptions } from './openStore.js';
 export { openFileStore } from './fileStore.js';

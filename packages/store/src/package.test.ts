@@ -11,10 +11,13 @@ describe('public surface', () => {
         "RedisBucketStore",
         "RedisStore",
         "STATE_FILE",
+        "fsyncDir",
         "openFileStore",
         "openRedisStore",
         "openStore",
         "redactRedisUrl",
+        "removeStrayTempFiles",
+        "writeFileAtomic",
       ]
     `);
   });

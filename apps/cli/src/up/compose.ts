@@ -1,5 +1,5 @@
 import { createAggregator, createPolicyGate, listenStreamSubscriptions } from '@mcppipe/aggregator';
-import type { Aggregator } from '@mcppipe/aggregator';
+import type { Aggregator, PolicyGate } from '@mcppipe/aggregator';
 import type { Layout } from '@mcppipe/config';
 import { createMcpHttpHost } from '@mcppipe/http';
 import type { McpHttpHost } from '@mcppipe/http';
@@ -51,16 +51,21 @@ function traced(registry: UpstreamRegistry): UpstreamRegistry {
  * The aggregator of `mcppipe up` over the (metered, traced) upstreams: `aggregate` mode, or `single` (verbatim) for
  * one upstream. Both front doors serve it: HTTP ({@link composeServing}) and stdio (`serveStdio` in stdio.ts).
  *
- * @param options - the layout, upstreams, metrics and logger
- * @returns the aggregator and the registry it reads (the hub reads the same one)
+ * @param options - the layout, upstreams, metrics, logger and the `--deny-tool`/`--allow-tool` globs
+ * @returns the aggregator, the registry it reads and its policy gate (the hub reads and uses the same)
  */
-export function composeAggregator(options: Omit<ComposeOptions, 'args'>): {
+export function composeAggregator(
+  options: Omit<ComposeOptions, 'args'> & {
+    tools: { denyTool: readonly string[]; allowTool: readonly string[] };
+  },
+): {
   aggregator: Aggregator;
   registry: UpstreamRegistry;
+  policy: PolicyGate | undefined;
 } {
   const { layout, metrics, logger } = options;
   const registry = traced(metrics ? metrics.meter(options.upstreams) : options.upstreams);
-  const compiled = upPolicy(layout.policies, args);
+  const compiled = upPolicy(layout.policies, options.tools);
   // One gate for /mcp and /hub (P3): shared rules and buckets.
   const policy =
     compiled &&
@@ -76,7 +81,7 @@ export function composeAggregator(options: Omit<ComposeOptions, 'args'>): {
     serverInfo: { name: 'mcppipe', version },
     logger: logger.child({ component: 'aggregator' }),
   });
-  return { aggregator, registry };
+  return { aggregator, registry, policy: policy || undefined };
 }
 
 /**
@@ -88,7 +93,7 @@ export function composeAggregator(options: Omit<ComposeOptions, 'args'>): {
  */
 export async function composeServing(options: ComposeOptions): Promise<Composed> {
   const { args, logger } = options;
-  const { aggregator, registry } = composeAggregator(options);
+  const { aggregator, registry, policy } = composeAggregator({ ...options, tools: args });
   const hostOptions = {
     stateless: args.stateless,
     maxSessions: args.maxSessions,

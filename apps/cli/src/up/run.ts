@@ -116,6 +116,7 @@ export async function runUp(args: UpArgs): Promise<void> {
       metricsAt,
       logger,
       shutdown,
+      tools: args,
     });
     return;
   }

@@ -77,6 +77,8 @@ export interface StdioStepsOptions {
   metricsAt: [host: string, port: number] | undefined;
   logger: Logger;
   shutdown: Shutdown;
+  /** `--deny-tool` / `--allow-tool` globs (the same policy as over HTTP). */
+  tools: { denyTool: readonly string[]; allowTool: readonly string[] };
 }
 
 /**
@@ -99,6 +101,7 @@ export async function serveStdioSteps(o: StdioStepsOptions): Promise<void> {
     upstreams: o.supervisor,
     metrics: o.metrics,
     logger: o.logger,
+    tools: o.tools,
   });
   const metricsServer = await listenMetrics(o.metrics, o.metricsAt, o.logger).catch(async (err: unknown) => {
     await o.supervisor.stop();

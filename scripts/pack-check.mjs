@@ -53,7 +53,10 @@ function publishable() {
 /** pnpm as this script was started with (`pnpm pack:check`), else the pinned one through npx. */
 function pnpm(args) {
   const execPath = process.env['npm_execpath'];
-  if (execPath && /pnpm/.test(execPath)) return [process.execPath, [execPath, ...args]];
+  if (execPath && /pnpm/.test(execPath)) {
+    // pnpm 12 ships as a standalone executable; older ones as a script that node runs
+    return /\.[cm]?js$/.test(execPath) ? [process.execPath, [execPath, ...args]] : [execPath, args];
+  }
   return ['npx', ['-y', 'pnpm@12.4.2', ...args]];
 }
 

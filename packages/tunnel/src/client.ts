@@ -10,6 +10,7 @@ import type { TunnelBackoff } from './backoff.js';
 import { backoffPolicy, reconnectDelay } from './backoff.js';
 import {
   CLOSE_GRACE_MS,
+  CLOSE_KEY_REVOKED,
   CLOSE_REPLACED,
   DEFAULT_DEAD_AFTER_MS,
   DEFAULT_PING_INTERVAL_MS,
@@ -244,7 +245,8 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
       stopHeartbeat();
       if (!settled) return;
       const reason = deadReason ?? (why.toString() || `connection closed (${code})`);
-      if (code === CLOSE_REPLACED) refuse('MCPP_TUNNEL_REFUSED', reason);
+      // taken over by a newer connection, or the key was revoked: permanent, retrying cannot help
+      if (code === CLOSE_REPLACED || code === CLOSE_KEY_REVOKED) refuse('MCPP_TUNNEL_REFUSED', reason);
       else if (socket === ws && status.status === 'connected') scheduleReconnect(reason);
     });
   }

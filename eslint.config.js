@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 // The package map as lint (docs/internal/architecture.md "Dependency rule"): which of our packages each one may
 // import. A library never imports an app; the codec and the state machine import nothing of ours but errors.
 // In flat config a later `no-restricted-imports` replaces an earlier one, so every entry repeats the `src` ban.
-// Tests and their helpers (still to move to @mcppipe/test-utils) are exempt from the budgets and boundaries.
+// Tests and app-bound test helpers (apps/*/src/testing) are exempt from the budgets and boundaries.
 const testFiles = ['**/*.test.ts', '**/*.test-d.ts', '**/testing/**'];
 const srcBan = { group: ['@mcppipe/*/src', '@mcppipe/*/src/*'], message: 'Import the package, not its src.' };
 const ours = ['@mcppipe/*', 'mcppipe', 'mcppipe/*'];
@@ -25,9 +25,12 @@ const allowed = {
   hub: ['errors', 'namespace', 'policy', 'supervisor', 'upstream-state', 'aggregator'],
   aggregator: ['errors', 'namespace', 'http', 'policy', 'supervisor', 'upstream-state'],
 };
-const boundaries = Object.entries(allowed).map(([pkg, deps]) => ({
-  files: [`packages/${pkg}/src/**/*.ts`],
-  ignores: testFiles,
+// @mcppipe/test-utils (test/helpers) may import only packages whose tests do not import it (no cycle): a helper that
+// needs the code under test takes it as an argument (test/helpers/README.md).
+const testUtilsAllowed = ['errors', 'tunnel', 'upstream-state'];
+const boundary = ({ pkg, deps, files, ignores }) => ({
+  files,
+  ignores,
   rules: {
     'no-restricted-imports': [
       'error',
@@ -48,7 +51,13 @@ const boundaries = Object.entries(allowed).map(([pkg, deps]) => ({
       },
     ],
   },
-}));
+});
+const boundaries = [
+  ...Object.entries(allowed).map(([pkg, deps]) =>
+    boundary({ pkg, deps, files: [`packages/${pkg}/src/**/*.ts`], ignores: testFiles }),
+  ),
+  boundary({ pkg: 'test-utils', deps: testUtilsAllowed, files: ['test/helpers/src/**/*.ts'], ignores: [] }),
+];
 
 export default tseslint.config(
   {

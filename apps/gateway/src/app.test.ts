@@ -1,8 +1,10 @@
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { normalizeResource } from '@mcppipe/oauth';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { FakeRegistry, FakeVerifier, fakeToken, stageCounter } from './testing/fakes.js';
 import type { GatewayDeps } from './types.js';
+import { TestRegistry, fakeToken, FakeVerifier, stageCounter } from '@mcppipe/test-utils';
 
 const PUBLIC = 'http://127.0.0.1:4000';
 const HUB = `${PUBLIC}/hub`;
@@ -17,8 +19,10 @@ const echo = async (req: { method: string; params?: Record<string, unknown> }) =
 });
 
 async function setup(overrides: Partial<GatewayDeps> = {}) {
-  const registry = new FakeRegistry().add('alpha', echo).add('beta', echo);
-  const verifier = new FakeVerifier();
+  const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 1000 })
+    .add('alpha', echo)
+    .add('beta', echo);
+  const verifier = new FakeVerifier(normalizeResource);
   const stages = stageCounter();
   const hub = {
     createServer: () => {

@@ -1,15 +1,15 @@
+import { normalizeResource } from '@mcppipe/oauth';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpPipeEvent } from '@mcppipe/events';
 import { Supervisor, type UpstreamSpec } from '@mcppipe/supervisor';
-import { fixturePath, freePort, waitFor } from '@mcppipe/test-utils';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
 import type { FastifyInstance } from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { createGatewayEvents, type GatewayEvents } from './events/scope.js';
-import { FakeVerifier } from './testing/fakes.js';
+import { FakeVerifier, fixturePath, freePort, waitFor } from '@mcppipe/test-utils';
 
 const TOKEN = 'test-api-token-0123456789';
 const cleanup: (() => unknown)[] = [];
@@ -32,7 +32,7 @@ async function start(upstreams: UpstreamSpec[], options: Parameters<typeof creat
   const base = `http://127.0.0.1:${port}`;
   const app: FastifyInstance = await buildApp({
     registry: events.registry,
-    verifier: new FakeVerifier(),
+    verifier: new FakeVerifier(normalizeResource),
     publicUrl: base,
     events,
     apiToken: TOKEN,

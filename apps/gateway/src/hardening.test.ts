@@ -1,10 +1,11 @@
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { normalizeResource } from '@mcppipe/oauth';
 import { connect } from 'node:net';
-import { freePort } from '@mcppipe/test-utils';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
-import { FakeRegistry, FakeVerifier, fakeToken } from './testing/fakes.js';
 import type { GatewayDeps } from './types.js';
+import { TestRegistry, fakeToken, FakeVerifier, freePort } from '@mcppipe/test-utils';
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
@@ -14,8 +15,15 @@ afterEach(async () => {
 async function listen(overrides: Partial<GatewayDeps> = {}) {
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
-  const registry = new FakeRegistry().add('alpha', async () => ({ ok: true }));
-  const app = await buildApp({ registry, verifier: new FakeVerifier(), publicUrl, ...overrides });
+  const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 1000 }).add('alpha', async () => ({
+    ok: true,
+  }));
+  const app = await buildApp({
+    registry,
+    verifier: new FakeVerifier(normalizeResource),
+    publicUrl,
+    ...overrides,
+  });
   await app.listen({ port, host: '127.0.0.1' });
   apps.push(app);
   return { app, port, publicUrl, registry };

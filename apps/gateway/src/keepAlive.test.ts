@@ -1,11 +1,12 @@
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { normalizeResource } from '@mcppipe/oauth';
 import http from 'node:http';
 import type { Socket } from 'node:net';
-import { freePort } from '@mcppipe/test-utils';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { DRAIN_LIMIT_BYTES } from './defaults.js';
-import { FakeRegistry, FakeVerifier, fakeToken } from './testing/fakes.js';
+import { TestRegistry, fakeToken, FakeVerifier, freePort } from '@mcppipe/test-utils';
 
 const apps: FastifyInstance[] = [];
 const agents: http.Agent[] = [];
@@ -17,10 +18,12 @@ afterEach(async () => {
 async function listen() {
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
-  const registry = new FakeRegistry().add('alpha', async () => ({ ok: true }));
+  const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 1000 }).add('alpha', async () => ({
+    ok: true,
+  }));
   const app = await buildApp({
     registry,
-    verifier: new FakeVerifier(),
+    verifier: new FakeVerifier(normalizeResource),
     publicUrl,
     hub: {
       createServer: () => {

@@ -3,19 +3,18 @@
  * serves a real v2 SDK client's OAuth flow at `http://localhost:PORT/hub` and at `http://127.0.0.1:PORT/hub`
  * (metadata, challenge and audience for the name used). Elsewhere `Host` never changes the resource.
  */
+import { normalizeResource } from '@mcppipe/oauth';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Supervisor } from '@mcppipe/supervisor';
-import { fixturePath, freePort } from '@mcppipe/test-utils';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { resolveGatewayOptions } from './options.js';
 import { startGateway, type RunningGateway } from './server.js';
-import { FakeVerifier } from './testing/fakes.js';
-import { TestClientProvider, ownerApproves } from './testing/sdkOAuth.js';
+import { FakeVerifier, fixturePath, freePort, ownerApproves, TestClientProvider } from '@mcppipe/test-utils';
 
 const PASSWORD = 'loopback-owner-password';
 
@@ -97,7 +96,7 @@ describe('Host never chooses the resource elsewhere (13.4)', () => {
   const prm = async (host: string, publicUrl: string) => {
     const app = await buildApp({
       registry: new Supervisor({ upstreams: [], policy: gatewayPolicy() }),
-      verifier: new FakeVerifier(),
+      verifier: new FakeVerifier(normalizeResource),
       publicUrl,
       host,
       loopbackAliases: true, // ignored: not a loopback bind

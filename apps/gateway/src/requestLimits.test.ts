@@ -1,13 +1,14 @@
 // The gateway's side of issues 13.1/14.9 (its routes are stateless: requests reusing a JSON-RPC id are separate
 // exchanges), C2 (batches) and 13.11 (an over-limit body's client reads the 413).
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { normalizeResource } from '@mcppipe/oauth';
 import { connect } from 'node:net';
 import { createAggregator } from '@mcppipe/aggregator';
-import { freePort } from '@mcppipe/test-utils';
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
-import { FakeRegistry, FakeVerifier, fakeToken } from './testing/fakes.js';
 import type { GatewayDeps } from './types.js';
+import { TestRegistry, fakeToken, FakeVerifier, freePort } from '@mcppipe/test-utils';
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
@@ -16,7 +17,7 @@ afterEach(async () => {
 
 /** An upstream whose `t` tool answers with its `tag` after `ms`. */
 function registry() {
-  return new FakeRegistry().add('alpha', async (request) => {
+  return new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 1000 }).add('alpha', async (request) => {
     if (request.method === 'tools/list') return { tools: [{ name: 't', inputSchema: { type: 'object' } }] };
     const args = ((request.params as { arguments?: { tag?: string; ms?: number } }).arguments ?? {}) as {
       tag?: string;
@@ -33,7 +34,7 @@ async function listen(overrides: Partial<GatewayDeps> = {}) {
   const reg = registry();
   const app = await buildApp({
     registry: reg,
-    verifier: new FakeVerifier(),
+    verifier: new FakeVerifier(normalizeResource),
     publicUrl,
     aggregate: createAggregator({ registry: reg, mode: 'aggregate' }),
     ...overrides,

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAggregator } from '@mcppipe/aggregator';
 import { createHub } from '@mcppipe/hub';
-import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, startLiveGateway, startRecordingUpstream } from './testing/live.js';
+import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
 
 const cleanups: (() => Promise<unknown>)[] = [];
 afterEach(async () => {

@@ -34,6 +34,8 @@ const TARGETS = {
   T4: 'R3 cached tools/list, 20 upstreams ≤ 1.5× 1 upstream',
   T5: 'R4 RSS growth ≤ 5 MB',
   T6: 'R5 cold start ≤ slowest upstream + 100 ms',
+  T6a: "R5 mcppipe's own CPU until it listens ≤ 350 ms (issue 21)",
+  T6b: 'R5/R5s first complete tools/list ≤ slowest upstream + 250 ms (issue 21)',
   T7: 'R6 401 rate ≥ 0.5× a Fastify 401 route',
 };
 

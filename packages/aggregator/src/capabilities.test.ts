@@ -9,7 +9,7 @@ import {
 import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
 import type { AggregatorOptions } from './index.js';
-import { memoryAgent } from './testing/agents.js';
+import { memoryAgent } from '@mcppipe/test-utils';
 
 const snap = (name: string, capabilities?: Record<string, unknown>, instructions?: string) =>
   ({ name, capabilities, instructions }) as unknown as UpstreamSnapshot;

@@ -1,22 +1,20 @@
 // Upstreams whose pagination misbehaves: a repeating cursor, pages that add nothing new, a list that never
 // ends. Each walk stops, the upstream is flagged in the diagnostics and logged, and what was read is served.
-import { fixturePath, waitFor } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAggregator } from './index.js';
 import type { Aggregator, UpstreamDiagnostics } from './index.js';
-import { captureLogger } from './testing/logger.js';
-import { memoryAgent } from './testing/agents.js';
-import type { TestAgent } from './testing/agents.js';
-import { StdioTestRegistry } from './testing/stdioRegistry.js';
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { captureLogger, fixturePath, memoryAgent, TestRegistry, waitFor } from '@mcppipe/test-utils';
+import type { TestAgent } from '@mcppipe/test-utils';
 
-let registry: StdioTestRegistry;
+let registry: TestRegistry<UpstreamSnapshot>;
 let aggregator: Aggregator;
 let agent: TestAgent;
 const logger = captureLogger();
 const script = fixturePath('agg-faults.mjs');
 
 beforeAll(async () => {
-  registry = await StdioTestRegistry.start([
+  registry = await TestRegistry.start<UpstreamSnapshot>([
     { name: 'repeat', script, env: { AGG_PAGING: 'repeat', AGG_PAGE_SIZE: '5' } },
     { name: 'endless', script, env: { AGG_PAGING: 'endless', AGG_PAGE_SIZE: '5' } },
     { name: 'runaway', script, env: { AGG_PAGING: 'runaway', AGG_PAGE_SIZE: '5' } },

@@ -1,28 +1,32 @@
 // Forwarding through a real HTTP host, for both protocol eras: progress under the agent's token (the final
 // event included), cancellation reaching the upstream, isolation of agents that reuse JSON-RPC ids, and
 // sampling/elicitation/roots bridged to the calling agent.
-import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
 import type { Aggregator } from './index.js';
-import { httpAgent } from './testing/agents.js';
-import type { TestAgent, TestAgentOptions } from './testing/agents.js';
-import { startHttpHarness } from './testing/httpHarness.js';
-import type { HttpHarness } from './testing/httpHarness.js';
-import { StdioTestRegistry } from './testing/stdioRegistry.js';
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import {
+  fixturePath,
+  httpAgent,
+  referenceServerPath,
+  startHttpHarness,
+  TestRegistry,
+  waitFor,
+} from '@mcppipe/test-utils';
+import type { HttpHarness, TestAgent, TestAgentOptions } from '@mcppipe/test-utils';
 
 type Obj = Record<string, unknown>;
 
-let registry: StdioTestRegistry;
+let registry: TestRegistry<UpstreamSnapshot>;
 let aggregator: Aggregator;
 let harness: HttpHarness;
 const agents: TestAgent[] = [];
 
 beforeAll(async () => {
-  registry = await StdioTestRegistry.start([
+  registry = await TestRegistry.start<UpstreamSnapshot>([
     { name: 'everything', script: referenceServerPath('everything') },
     { name: 'faults', script: fixturePath('agg-faults.mjs') },
   ]);

@@ -5,19 +5,22 @@ import { unwrapResourceUri, wrapResourceTemplate, wrapResourceUri } from '@mcppi
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
-import { memoryAgent } from './testing/agents.js';
-import { agentList, allPages, rpcError, startLayout, text } from './testing/layout.js';
-import type { TestLayout } from './testing/layout.js';
+import type { Aggregator } from './index.js';
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { agentList, allPages, memoryAgent, rpcError, startLayout, text } from '@mcppipe/test-utils';
+import type { TestLayout, TestRegistry } from '@mcppipe/test-utils';
 
 type Obj = Record<string, unknown>;
 
-let layout: TestLayout;
-let registry: TestLayout['registry'];
-let aggregator: TestLayout['aggregator'];
-let agent: TestLayout['agent'];
+let layout: TestLayout<UpstreamSnapshot, Aggregator>;
+let registry: TestLayout<UpstreamSnapshot, Aggregator>['registry'];
+let aggregator: Aggregator;
+let agent: TestLayout<UpstreamSnapshot, Aggregator>['agent'];
 
 beforeAll(async () => {
-  layout = await startLayout();
+  layout = await startLayout((registry: TestRegistry<UpstreamSnapshot>, logger) =>
+    createAggregator({ registry, logger }),
+  );
   ({ registry, aggregator, agent } = layout);
 }, 60_000);
 

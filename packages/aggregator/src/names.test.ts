@@ -3,28 +3,25 @@
 // prompts/get by a rewritten name reach the original, a crafted collision stays apart, a tools/list_changed
 // refreshes the table, and each rewritten name is logged once and reported in the diagnostics.
 import { fitName } from '@mcppipe/namespace';
-import { fixturePath } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAggregator } from './index.js';
-import { memoryAgent } from './testing/agents.js';
-import type { TestAgent } from './testing/agents.js';
-import { agentList, text } from './testing/layout.js';
-import { captureLogger } from './testing/logger.js';
-import { StdioTestRegistry } from './testing/stdioRegistry.js';
 import type { Aggregator } from './types.js';
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { agentList, captureLogger, fixturePath, memoryAgent, TestRegistry, text } from '@mcppipe/test-utils';
+import type { TestAgent } from '@mcppipe/test-utils';
 
 const MODEL_API_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 const LONG_NAME = `read_${'x'.repeat(60)}_long`;
 /** An original tool name of `cal` that is exactly what `a.b` alone would be rewritten to. */
 const LOOKALIKE = fitName('cal', 'a.b').slice('cal__'.length);
 
-let registry: StdioTestRegistry;
+let registry: TestRegistry<UpstreamSnapshot>;
 let aggregator: Aggregator;
 let agent: TestAgent;
 const logger = captureLogger();
 
 beforeAll(async () => {
-  registry = await StdioTestRegistry.start([
+  registry = await TestRegistry.start<UpstreamSnapshot>([
     { name: 'cal', script: fixturePath('names-fixture.mjs'), env: { NAMES_LOOKALIKE: LOOKALIKE } },
     { name: 'other', script: fixturePath('names-fixture.mjs') },
   ]);

@@ -3,28 +3,32 @@
 // -32000 while an upstream is not available (the others keep answering), reinitialization of failed
 // upstreams on a fresh handshake, and cache invalidation on reconnect.
 import { wrapResourceUri } from '@mcppipe/namespace';
-import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAggregator } from './index.js';
 import type { Aggregator, ChangedKind } from './index.js';
-import { httpAgent } from './testing/agents.js';
-import type { TestAgent, TestAgentOptions } from './testing/agents.js';
-import { startHttpHarness } from './testing/httpHarness.js';
-import type { HttpHarness } from './testing/httpHarness.js';
-import { StdioTestRegistry } from './testing/stdioRegistry.js';
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import {
+  fixturePath,
+  httpAgent,
+  referenceServerPath,
+  startHttpHarness,
+  TestRegistry,
+  waitFor,
+} from '@mcppipe/test-utils';
+import type { HttpHarness, TestAgent, TestAgentOptions } from '@mcppipe/test-utils';
 
 type Obj = Record<string, unknown>;
 
-let registry: StdioTestRegistry;
+let registry: TestRegistry<UpstreamSnapshot>;
 let aggregator: Aggregator;
 let harness: HttpHarness;
 const agents: TestAgent[] = [];
 const changes: ChangedKind[] = [];
 
 beforeAll(async () => {
-  registry = await StdioTestRegistry.start([
+  registry = await TestRegistry.start<UpstreamSnapshot>([
     { name: 'everything', script: referenceServerPath('everything') },
     { name: 'faults', script: fixturePath('agg-faults.mjs') },
   ]);

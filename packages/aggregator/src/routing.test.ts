@@ -4,16 +4,21 @@
 import { wrapResourceTemplate, wrapResourceUri } from '@mcppipe/namespace';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passthroughSchema as RAW } from '@mcppipe/supervisor';
-import { rpcError, startLayout, text } from './testing/layout.js';
-import type { TestLayout } from './testing/layout.js';
+import { createAggregator } from './index.js';
+import type { Aggregator } from './index.js';
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { rpcError, startLayout, text } from '@mcppipe/test-utils';
+import type { TestLayout, TestRegistry } from '@mcppipe/test-utils';
 
 type Obj = Record<string, unknown>;
 
-let layout: TestLayout;
-let agent: TestLayout['agent'];
+let layout: TestLayout<UpstreamSnapshot, Aggregator>;
+let agent: TestLayout<UpstreamSnapshot, Aggregator>['agent'];
 
 beforeAll(async () => {
-  layout = await startLayout();
+  layout = await startLayout((registry: TestRegistry<UpstreamSnapshot>, logger) =>
+    createAggregator({ registry, logger }),
+  );
   ({ agent } = layout);
 }, 60_000);
 

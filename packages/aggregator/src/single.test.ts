@@ -1,24 +1,21 @@
 // Single-upstream mode: one upstream forwarded verbatim to agents of both eras (no prefixes, no wrapping).
-import { referenceServerPath, waitFor } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
 import type { Aggregator } from './index.js';
-import { httpAgent } from './testing/agents.js';
-import type { TestAgent } from './testing/agents.js';
-import { startHttpHarness } from './testing/httpHarness.js';
-import type { HttpHarness } from './testing/httpHarness.js';
-import { StdioTestRegistry } from './testing/stdioRegistry.js';
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { httpAgent, referenceServerPath, startHttpHarness, TestRegistry, waitFor } from '@mcppipe/test-utils';
+import type { HttpHarness, TestAgent } from '@mcppipe/test-utils';
 
 type Obj = Record<string, unknown>;
 
-let registry: StdioTestRegistry;
+let registry: TestRegistry<UpstreamSnapshot>;
 let aggregator: Aggregator;
 let harness: HttpHarness;
 const agents: TestAgent[] = [];
 
 beforeAll(async () => {
-  registry = await StdioTestRegistry.start([
+  registry = await TestRegistry.start<UpstreamSnapshot>([
     { name: 'everything', script: referenceServerPath('everything') },
   ]);
   aggregator = createAggregator({ registry, mode: 'single' });
@@ -38,7 +35,7 @@ it('refuses single mode over a registry that does not hold exactly one upstream'
   const two = {
     ...registry,
     list: () => [...registry.list(), ...registry.list()],
-  } as unknown as StdioTestRegistry;
+  } as unknown as TestRegistry<UpstreamSnapshot>;
   expect(() => createAggregator({ registry: two, mode: 'single' })).toThrow(TypeError);
 });
 

@@ -2,18 +2,21 @@
 // upstream fails fast with the supervisor's -32000 data while the other keeps answering, and rejoins with a
 // list_changed once the supervisor has restarted it.
 import { Supervisor } from '@mcppipe/supervisor';
-import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
 import { aggregatorPolicy } from '@mcppipe/upstream-state';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { passthroughSchema as RAW } from '@mcppipe/supervisor';
 import { createAggregator } from './index.js';
 import type { Aggregator } from './index.js';
-import { httpAgent } from './testing/agents.js';
-import type { TestAgent } from './testing/agents.js';
-import { startHttpHarness } from './testing/httpHarness.js';
-import type { HttpHarness } from './testing/httpHarness.js';
-import { text } from './testing/layout.js';
+import {
+  fixturePath,
+  httpAgent,
+  referenceServerPath,
+  startHttpHarness,
+  text,
+  waitFor,
+} from '@mcppipe/test-utils';
+import type { HttpHarness, TestAgent } from '@mcppipe/test-utils';
 
 let supervisor: Supervisor;
 let aggregator: Aggregator;
@@ -66,8 +69,8 @@ it('merges, routes and bridges through supervised upstreams', async () => {
 
 // Skipped until @mcppipe/supervisor defers responses behind notifications read in the same chunk (the SDK
 // dispatches notifications in a microtask and responses at once, so a burst of progress followed by the result
-// loses the progress: SDK-V1-PROBE.md §0.7). The test registry does it (testing/stdioRegistry.ts,
-// deferResponses) and forwarding.test.ts covers the aggregator's side; un-skip when the supervisor does it too.
+// loses the progress: SDK-V1-PROBE.md §0.7). The test registry does it (@mcppipe/test-utils'
+// TestRegistry, deferResponses) and forwarding.test.ts covers the aggregator's side; un-skip when the supervisor does it too.
 it('delivers every progress event, the last one before the result', async () => {
   const result = await agent.client.request(
     {

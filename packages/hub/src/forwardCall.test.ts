@@ -1,11 +1,17 @@
-import { fixturePath, waitFor } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub } from './hub.js';
-import { callToolWith, connectInMemory, errorOf, meta } from './testing/clients.js';
-import type { TestClient } from './testing/clients.js';
-import type { Supervisor } from '@mcppipe/supervisor';
-import { startSupervisor } from './testing/supervisor.js';
+import { Supervisor } from '@mcppipe/supervisor';
 import type { Hub } from './types.js';
+import {
+  callToolWith,
+  connectInMemory,
+  errorOf,
+  fixturePath,
+  meta,
+  startSupervisor,
+  waitFor,
+} from '@mcppipe/test-utils';
+import type { TestClient } from '@mcppipe/test-utils';
 
 // Real time, generous ratios (2-core shared machine): the timeout is 1.5 s; progress comes every 150 ms (10x
 // margin), so a call lasting 2.5 timeouts succeeds only if progress resets it, and a silent call fails after
@@ -18,9 +24,13 @@ describe('call_tool: timeout reset by progress, progress forwarding, failures', 
   let client: TestClient;
 
   beforeAll(async () => {
-    registry = await startSupervisor([{ name: 'fixture', args: [fixturePath('hub-fixture.mjs')] }], {
-      restartDelayMs: 1_500,
-    });
+    registry = await startSupervisor(
+      Supervisor,
+      [{ name: 'fixture', args: [fixturePath('hub-fixture.mjs')] }],
+      {
+        restartDelayMs: 1_500,
+      },
+    );
     hub = createHub({ registry, callTimeoutMs: TIMEOUT_MS });
     client = await connectInMemory(hub);
   }, 60_000);

@@ -1,91 +1,14 @@
-import { EventEmitter } from 'node:events';
-import { McpPipeError } from '@mcppipe/errors';
-import type {
-  ForwardedRequest,
-  SupervisorEvents,
-  UpstreamRegistry,
-  UpstreamSnapshot,
-} from '@mcppipe/supervisor';
-import type { Phase } from '@mcppipe/upstream-state';
-import { waitFor } from '@mcppipe/test-utils';
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { TestRegistry, connectInMemory, data, errorOf, meta, waitFor } from '@mcppipe/test-utils';
+import type { TestRequest } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHub } from './hub.js';
-import { connectInMemory, data, errorOf, meta } from './testing/clients.js';
 import type { Hub, HubLogger, ListServersResult, ListToolsResult } from './types.js';
 
 // Paths real upstreams cannot produce on demand (a failing tools/list, a JSON-RPC error from tools/call, a
 // list_changed racing a fetch, broken pagination), driven through the narrow UpstreamRegistry interface.
 
-type Answer = (request: ForwardedRequest) => Promise<Record<string, unknown>>;
-
-class FakeRegistry implements UpstreamRegistry {
-  readonly events = new EventEmitter();
-  readonly servers = new Map<string, { phase: Phase; generation: number; hub?: boolean; answer: Answer }>();
-  readonly requests: string[] = [];
-  /** When set, requests fail fast with this phase although snapshots still say `available` (a race). */
-  requestPhase: Phase | undefined;
-
-  add(name: string, answer: Answer, extra: { phase?: Phase; hub?: boolean } = {}): void {
-    this.servers.set(name, { phase: extra.phase ?? 'available', generation: 1, answer, hub: extra.hub });
-  }
-  list(): UpstreamSnapshot[] {
-    return [...this.servers.keys()].sort().map((n) => this.get(n)!);
-  }
-  get(name: string): UpstreamSnapshot | undefined {
-    const s = this.servers.get(name);
-    if (!s) return undefined;
-    const snapshot = {
-      name,
-      spec: {
-        name,
-        transport: 'stdio' as const,
-        command: 'x',
-        ...(s.hub === undefined ? {} : { hub: s.hub }),
-      },
-      phase: s.phase,
-      client: undefined,
-      capabilities: undefined,
-      serverInfo: { name, version: '1' },
-      instructions: undefined,
-      protocolVersion: undefined,
-      era: undefined,
-      lastError: undefined,
-      lastChangeAt: 0,
-      pid: undefined,
-      generation: s.generation,
-      connectedVia: undefined,
-      retryAfterMs: undefined,
-      stderrTail: [] as string[],
-    };
-    return snapshot;
-  }
-  async request(name: string, request: ForwardedRequest): Promise<Record<string, unknown>> {
-    this.requests.push(`${name} ${request.method}`);
-    const s = this.servers.get(name);
-    if (!s) throw new McpPipeError('MCPP_SUP_UNKNOWN_UPSTREAM', name);
-    const phase = this.requestPhase ?? s.phase;
-    if (phase !== 'available') {
-      throw new McpPipeError('MCPP_SUP_UNAVAILABLE', name, {
-        data: { upstream: name, phase, retryAfterMs: 4000 },
-      });
-    }
-    return s.answer(request);
-  }
-  async notify(): Promise<void> {}
-  async reinitialize(): Promise<void> {}
-  setUpstreamRequestHandler(): void {}
-  on<E extends keyof SupervisorEvents>(event: E, listener: (...args: SupervisorEvents[E]) => void): this {
-    this.events.on(event, listener as (...args: unknown[]) => void);
-    return this;
-  }
-  off<E extends keyof SupervisorEvents>(event: E, listener: (...args: SupervisorEvents[E]) => void): this {
-    this.events.off(event, listener as (...args: unknown[]) => void);
-    return this;
-  }
-  listChanged(name: string): void {
-    this.events.emit('notification', { upstream: name, method: 'notifications/tools/list_changed' });
-  }
-}
+type Answer = (request: TestRequest) => Promise<Record<string, unknown>>;
 
 const tool = (name: string, extra: Record<string, unknown> = {}) => ({
   name,
@@ -104,7 +27,10 @@ describe('hub logic over a fake registry', () => {
   afterEach(async () => {
     for (const fn of cleanup.splice(0).reverse()) await fn();
   });
-  async function start(registry: FakeRegistry, options: Partial<Parameters<typeof createHub>[0]> = {}) {
+  async function start(
+    registry: TestRegistry<UpstreamSnapshot>,
+    options: Partial<Parameters<typeof createHub>[0]> = {},
+  ) {
     const hub: Hub = createHub({ registry, ...options });
     cleanup.push(() => hub.close());
     const client = await connectInMemory(hub);
@@ -113,7 +39,7 @@ describe('hub logic over a fake registry', () => {
   }
 
   it('passes a JSON-RPC error from the upstream on as MCPP_HUB_UPSTREAM_ERROR with its code and message', async () => {
-    const registry = new FakeRegistry();
+    const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 4000 });
     registry.add('a', async (r) => {
       if (r.method === 'tools/list') return { tools: [tool('t')] };
       throw Object.assign(new Error('MCP error -32602: bad input'), { code: -32602, data: { field: 'x' } });
@@ -129,7 +55,7 @@ describe('hub logic over a fake registry', () => {
   });
 
   it('a failing tools/list: toolCount null, list_tools errors, call_tool still forwards', async () => {
-    const registry = new FakeRegistry();
+    const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 4000 });
     const warnings: string[] = [];
     const logger: HubLogger = { debug() {}, info() {}, warn: (_o, m) => warnings.push(m ?? ''), error() {} };
     registry.add('a', async (r) => {
@@ -145,7 +71,7 @@ describe('hub logic over a fake registry', () => {
   });
 
   it('unavailable servers: a fail-fast error names the phase and the retry delay', async () => {
-    const registry = new FakeRegistry();
+    const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 4000 });
     registry.add('a', lists([tool('t')]), { phase: 'failed' });
     const { client } = await start(registry);
     const error = errorOf(await meta(client, 'list_tools', { server: 'a' }));
@@ -154,7 +80,7 @@ describe('hub logic over a fake registry', () => {
     const list = data<ListServersResult>(await meta(client, 'list_servers'));
     expect(list.servers).toEqual([{ name: 'a', phase: 'failed', toolCount: null }]);
     // The supervisor's own fail-fast (a phase change the snapshot had not shown yet) maps the same way.
-    registry.servers.get('a')!.phase = 'available';
+    registry.snapshots.set('a', { ...registry.get('a')!, phase: 'available' });
     await meta(client, 'list_tools', { server: 'a' });
     registry.requestPhase = 'recovering';
     const raced = errorOf(await meta(client, 'call_tool', { server: 'a', tool: 't' }));
@@ -163,7 +89,7 @@ describe('hub logic over a fake registry', () => {
   });
 
   it('a list_changed that races a fetch makes the hub fetch again instead of caching the old list', async () => {
-    const registry = new FakeRegistry();
+    const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 4000 });
     let version = 1;
     let release: (() => void) | undefined;
     registry.add('a', async (r) => {
@@ -184,7 +110,7 @@ describe('hub logic over a fake registry', () => {
   });
 
   it('stops at a repeated cursor and skips entries without a name', async () => {
-    const registry = new FakeRegistry();
+    const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 4000 });
     registry.add('a', async (r) => {
       if (r.method !== 'tools/list') return { content: [] };
       return {
@@ -200,7 +126,7 @@ describe('hub logic over a fake registry', () => {
   });
 
   it('honours a custom isVisible and forgets servers removed from the layout', async () => {
-    const registry = new FakeRegistry();
+    const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 4000 });
     registry.add('public', lists([tool('t')]));
     registry.add('secret', lists([tool('t')]));
     const { client } = await start(registry, { isVisible: (s) => !s.name.startsWith('sec') });
@@ -210,8 +136,8 @@ describe('hub logic over a fake registry', () => {
     expect(errorOf(await meta(client, 'get_tool', { server: 'secret', tool: 't' })).code).toBe(
       'MCPP_HUB_UNKNOWN_SERVER',
     );
-    registry.servers.delete('public');
-    registry.events.emit('layout_changed', { added: [], removed: ['public'], replaced: [] });
+    registry.snapshots.delete('public');
+    registry.emit('layout_changed', { added: [], removed: ['public'], replaced: [] });
     expect(errorOf(await meta(client, 'list_tools', { server: 'public' }))).toMatchObject({
       code: 'MCPP_HUB_UNKNOWN_SERVER',
       message: 'Unknown server "public". No servers are visible.',
@@ -219,7 +145,7 @@ describe('hub logic over a fake registry', () => {
   });
 
   it('many visible servers: an unknown name without close matches points to list_servers', async () => {
-    const registry = new FakeRegistry();
+    const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 4000 });
     for (let i = 0; i < 25; i++) registry.add(`server-${String(i).padStart(2, '0')}`, lists([]));
     const { client } = await start(registry);
     const error = errorOf(await meta(client, 'list_tools', { server: 'zzzzzzzz' }));

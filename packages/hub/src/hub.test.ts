@@ -4,13 +4,19 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub } from './hub.js';
 import { metaTools } from './metaTools.js';
-import { callToolWith, connectHttp, data, demoUpstreams, errorOf, meta } from './testing/clients.js';
-import type { TestClient } from './testing/clients.js';
-import { serveHub } from './testing/serveHub.js';
-import type { ServedHub } from './testing/serveHub.js';
-import type { Supervisor } from '@mcppipe/supervisor';
-import { startSupervisor } from './testing/supervisor.js';
+import { Supervisor } from '@mcppipe/supervisor';
 import type { Hub, ListServersResult, ListToolsResult } from './types.js';
+import {
+  callToolWith,
+  connectHttp,
+  data,
+  demoUpstreams,
+  errorOf,
+  meta,
+  startHttpHarness,
+  startSupervisor,
+} from '@mcppipe/test-utils';
+import type { HttpHarness, TestClient } from '@mcppipe/test-utils';
 
 // The "done when": a real SDK client on the hub's HTTP endpoint lists servers, lists one server's tools,
 // fetches one schema and calls the tool, over three real upstreams (one "hub": false) plus a fixture — in both
@@ -19,15 +25,16 @@ describe('the hub over real upstreams and real Streamable HTTP', { timeout: 60_0
   let dir: string;
   let registry: Supervisor;
   let hub: Hub;
-  let served: ServedHub;
+  let served: HttpHarness;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mcppipe-hub-'));
     registry = await startSupervisor(
+      Supervisor,
       demoUpstreams({ memoryFile: join(dir, 'memory.jsonl'), hideFilesystem: true }),
     );
     hub = createHub({ registry });
-    served = await serveHub(hub);
+    served = await startHttpHarness(hub, { path: '/hub' });
   }, 60_000);
 
   afterAll(async () => {

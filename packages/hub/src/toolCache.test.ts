@@ -1,12 +1,18 @@
-import { fixturePath, referenceServerPath, waitFor } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHub } from './hub.js';
-import { connectInMemory, data, meta } from './testing/clients.js';
-import type { TestClient } from './testing/clients.js';
-import type { Supervisor } from '@mcppipe/supervisor';
-import { killUpstream, startSupervisor } from './testing/supervisor.js';
-import type { TestUpstream } from './testing/supervisor.js';
+import { Supervisor } from '@mcppipe/supervisor';
 import type { Hub, ListServersResult, ListToolsResult } from './types.js';
+import {
+  connectInMemory,
+  data,
+  fixturePath,
+  killUpstream,
+  meta,
+  referenceServerPath,
+  startSupervisor,
+  waitFor,
+} from '@mcppipe/test-utils';
+import type { TestClient, TestUpstream } from '@mcppipe/test-utils';
 
 const fixture = (env?: Record<string, string>): TestUpstream => ({
   name: 'fixture',
@@ -24,7 +30,11 @@ describe('the per-server tool cache', { timeout: 60_000 }, () => {
     upstreams: TestUpstream[],
     restartDelayMs?: number,
   ): Promise<{ registry: Supervisor; hub: Hub; client: TestClient }> {
-    const registry = await startSupervisor(upstreams, restartDelayMs === undefined ? {} : { restartDelayMs });
+    const registry = await startSupervisor(
+      Supervisor,
+      upstreams,
+      restartDelayMs === undefined ? {} : { restartDelayMs },
+    );
     cleanup.push(() => registry.stop());
     const hub = createHub({ registry });
     cleanup.push(() => hub.close());

@@ -1,20 +1,25 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { OAuthHttpResponse } from './http.js';
+import { createOAuthProvider } from './provider.js';
 import {
-  ISSUER,
-  PASSWORD,
-  REDIRECT,
   authorizeQuery,
   harnessPerTest,
+  ISSUER,
+  PASSWORD,
   pkce,
+  REDIRECT,
   register,
   req,
-  type Harness,
-} from './testHarness.js';
-import type { OAuthHttpResponse } from './http.js';
+} from '@mcppipe/test-utils';
+import type { Harness as TestHarness } from '@mcppipe/test-utils';
+import type { OAuthProvider } from './provider.js';
+import type { OAuthProviderOptions } from './options.js';
 
-const h0 = harnessPerTest();
+type Harness = TestHarness<OAuthProvider, OAuthProviderOptions>;
+
+const h0 = harnessPerTest(createOAuthProvider);
 const field = (html: string | undefined, name: string): string =>
   new RegExp(`name="${name}" value="([^"]*)"`).exec(html ?? '')?.[1] ?? '';
 const cookie = (res: OAuthHttpResponse): string => res.cookies?.[0]?.split(';')[0] ?? '';

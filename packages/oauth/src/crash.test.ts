@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createOAuthProvider } from './provider.js';
-import { recordingLogger } from './testHarness.js';
+import { captureLogger } from '@mcppipe/test-utils';
 
 const entry = new URL('../dist/index.js', import.meta.url).href;
 const writer = `
@@ -36,7 +36,7 @@ describe('F2 crash during writes', () => {
     let clients = 0;
     for (let round = 0; round < 5; round++) {
       await writeUntilKilled(dir);
-      const logger = recordingLogger();
+      const logger = captureLogger();
       const p = await createOAuthProvider({
         dataDir: dir,
         publicUrl: 'https://gw.example',

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KEY_FILE, loadOrCreateSigningKey } from './keys.js';
-import { recordingLogger } from './testHarness.js';
+import { captureLogger } from '@mcppipe/test-utils';
 
 const dir = (): Promise<string> => mkdtemp(join(tmpdir(), 'mcppipe-key-'));
 
@@ -13,13 +13,13 @@ describe('F6/F5 the signing key file', () => {
   it('is created once with mode 0600, even by simultaneous boots', async () => {
     const d = await dir();
     const keys = await Promise.all(
-      Array.from({ length: 8 }, () => loadOrCreateSigningKey(d, recordingLogger())),
+      Array.from({ length: 8 }, () => loadOrCreateSigningKey(d, captureLogger())),
     );
     expect(new Set(keys.map((k) => k.kid)).size).toBe(1);
     expect((await stat(join(d, KEY_FILE))).mode & 0o777).toBe(0o600);
     expect(await readdir(d)).toEqual([KEY_FILE]);
     expect(await readFile(join(d, KEY_FILE), 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----/);
-    const again = await loadOrCreateSigningKey(d, recordingLogger());
+    const again = await loadOrCreateSigningKey(d, captureLogger());
     expect(again.kid).toBe(keys[0]!.kid);
     expect(again.publicJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: again.kid, alg: 'EdDSA' });
     expect(again.publicJwk.d).toBeUndefined();
@@ -61,7 +61,7 @@ describe('F6/F5 the signing key file', () => {
     ]) {
       const d = await dir();
       await writeFile(join(d, KEY_FILE), content, { mode: 0o600 });
-      await expect(loadOrCreateSigningKey(d, recordingLogger())).rejects.toMatchObject({
+      await expect(loadOrCreateSigningKey(d, captureLogger())).rejects.toMatchObject({
         code: 'MCPP_OAUTH_KEY_CORRUPT',
       });
       expect(await readFile(join(d, KEY_FILE), 'utf8')).toBe(content);
@@ -70,9 +70,9 @@ describe('F6/F5 the signing key file', () => {
 
   it('tightens a group- or world-readable key to 0600 and says so', async () => {
     const d = await dir();
-    await loadOrCreateSigningKey(d, recordingLogger());
+    await loadOrCreateSigningKey(d, captureLogger());
     await chmod(join(d, KEY_FILE), 0o644);
-    const logger = recordingLogger();
+    const logger = captureLogger();
     await loadOrCreateSigningKey(d, logger);
     expect((await stat(join(d, KEY_FILE))).mode & 0o777).toBe(0o600);
     expect(logger.lines.join('\n')).toContain('tightened to 0600');

@@ -4,22 +4,22 @@ import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createOAuthProvider } from './provider.js';
 import {
-  HUB,
-  ISSUER,
-  MCP,
-  PASSWORD,
-  REDIRECT,
   authorizeQuery,
   browserFlow,
   harnessPerTest,
+  HUB,
+  ISSUER,
   json,
+  MCP,
+  PASSWORD,
   pkce,
+  REDIRECT,
   register,
   req,
   tokensFor,
-} from './testHarness.js';
+} from '@mcppipe/test-utils';
 
-const h0 = harnessPerTest();
+const h0 = harnessPerTest(createOAuthProvider);
 
 describe('createOAuthProvider', () => {
   it('warns (once, without the password) when MCPPIPE_ADMIN_PASSWORD is shorter than 12 characters', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { StateStore } from './stateStore.js';
 import { emptyState, pruneState } from './state.js';
-import { recordingLogger } from './testHarness.js';
+import { captureLogger } from '@mcppipe/test-utils';
 
 const dir = (): Promise<string> => mkdtemp(join(tmpdir(), 'mcppipe-state-'));
 const clock = (): number => Date.UTC(2026, 10, 30, 12, 0, 0);
@@ -27,7 +27,7 @@ describe('StateStore', () => {
     ]) {
       const d = await dir();
       await writeFile(join(d, 'state.json'), garbage);
-      const logger = recordingLogger();
+      const logger = captureLogger();
       const store = await StateStore.open({ dataDir: d, logger, clock });
       expect(store.state).toEqual(emptyState());
       const files = await readdir(d);
@@ -39,11 +39,11 @@ describe('StateStore', () => {
 
   it('F2: removes stray temp files of an interrupted write and keeps the complete file', async () => {
     const d = await dir();
-    const s1 = await StateStore.open({ dataDir: d, logger: recordingLogger(), clock });
+    const s1 = await StateStore.open({ dataDir: d, logger: captureLogger(), clock });
     s1.state.clients['a'] = client('a');
     await s1.persist();
     await writeFile(join(d, '.state.json.1234.abcd.tmp'), '{"version":1,"cli');
-    const s2 = await StateStore.open({ dataDir: d, logger: recordingLogger(), clock });
+    const s2 = await StateStore.open({ dataDir: d, logger: captureLogger(), clock });
     expect(Object.keys(s2.state.clients)).toEqual(['a']);
     expect(await readdir(d)).toEqual(['state.json']);
   });
@@ -56,7 +56,7 @@ describe('StateStore', () => {
     const { writeFileAtomic } = await import('@mcppipe/store');
     const store = await StateStore.open({
       dataDir: d,
-      logger: recordingLogger(),
+      logger: captureLogger(),
       clock,
       write: async (p, data) => {
         writes++;
@@ -87,7 +87,7 @@ describe('StateStore', () => {
     const { writeFileAtomic } = await import('@mcppipe/store');
     const store = await StateStore.open({
       dataDir: d,
-      logger: recordingLogger(),
+      logger: captureLogger(),
       clock,
       write: (p, data) =>
         fail
@@ -110,14 +110,14 @@ describe('StateStore', () => {
     const d = await dir();
     const old = process.umask(0o000);
     try {
-      const store = await StateStore.open({ dataDir: d, logger: recordingLogger(), clock });
+      const store = await StateStore.open({ dataDir: d, logger: captureLogger(), clock });
       await store.persist();
     } finally {
       process.umask(old);
     }
     expect((await stat(join(d, 'state.json'))).mode & 0o777).toBe(0o600);
     await chmod(join(d, 'state.json'), 0o666);
-    const logger = recordingLogger();
+    const logger = captureLogger();
     await StateStore.open({ dataDir: d, logger, clock });
     expect((await stat(join(d, 'state.json'))).mode & 0o777).toBe(0o600);
     expect(logger.lines.join()).toContain('tightened to 0600');

@@ -2,7 +2,8 @@ import * as jose from 'jose';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { VerifiedClaims } from './accessToken.js';
 import { VerifiedTokenCache } from './tokenCache.js';
-import { HUB, MCP, harnessPerTest, json, refresh, req, tokensFor } from './testHarness.js';
+import { createOAuthProvider } from './provider.js';
+import { harnessPerTest, HUB, json, MCP, refresh, req, tokensFor } from '@mcppipe/test-utils';
 
 // Count the Ed25519 verifications: jose's `jwtVerify`, wrapped by a spy that still runs the real one.
 vi.mock('jose', async (importOriginal) => {
@@ -14,7 +15,7 @@ beforeEach(() => {
   verifications.mockClear();
 });
 
-const h0 = harnessPerTest();
+const h0 = harnessPerTest(createOAuthProvider);
 
 /** The token with one byte of its signature changed (still well-formed, right `kid`). */
 function flipSignatureByte(token: string, index = 0): string {

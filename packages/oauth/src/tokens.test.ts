@@ -4,27 +4,32 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SignJWT, decodeJwt, importPKCS8 } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { createOAuthProvider } from './provider.js';
 import {
-  HUB,
-  ISSUER,
-  MCP,
-  REDIRECT,
-  SERVER_X,
-  SERVER_Y,
   authorizeQuery,
   browserFlow,
   exchange,
   harnessPerTest,
+  HUB,
+  ISSUER,
   json,
+  MCP,
   pkce,
+  REDIRECT,
   refresh,
   register,
   req,
+  SERVER_X,
+  SERVER_Y,
   tokensFor,
-  type Harness,
-} from './testHarness.js';
+} from '@mcppipe/test-utils';
+import type { Harness as TestHarness } from '@mcppipe/test-utils';
+import type { OAuthProvider } from './provider.js';
+import type { OAuthProviderOptions } from './options.js';
 
-const h0 = harnessPerTest();
+type Harness = TestHarness<OAuthProvider, OAuthProviderOptions>;
+
+const h0 = harnessPerTest(createOAuthProvider);
 const stateText = (h: Harness): Promise<string> =>
   h.provider.close().then(() => readFile(join(h.dir, 'state.json'), 'utf8'));
 

@@ -17,3 +17,64 @@ export { startPathRelay } from './relay.js';
 export type { PathRelay } from './relay.js';
 export { startRedis } from './redis.js';
 export type { RunningRedis, StartRedisOptions } from './redis.js';
+export { RAW, TestRegistry } from './registry.js';
+export type {
+  FakeHandler,
+  SnapshotBase,
+  TestPhase,
+  TestRegistryOptions,
+  TestRequest,
+  TestRequestOptions,
+  TestSnapshot,
+  TestUpstreamRequestHandler,
+  TestUpstreamSpec,
+} from './registry.js';
+export { captureLogger } from './logger.js';
+export type { LogEntry, TestLogger } from './logger.js';
+export { connectHttp, connectInMemory, httpAgent, memoryAgent } from './agents.js';
+export type { ServerFactory, TestAgent, TestAgentOptions, TestClient } from './agents.js';
+export { startHttpHarness } from './httpHarness.js';
+export type { HarnessTarget, HttpHarness } from './httpHarness.js';
+export { agentList, allPages, rpcError, startLayout, text } from './layout.js';
+export type { TestLayout } from './layout.js';
+export { callToolWith, data, demoUpstreams, errorOf, meta } from './metaTools.js';
+export { killUpstream, startSupervisor } from './supervised.js';
+export type {
+  StartSupervisorOptions,
+  SupervisorLike,
+  TestStdioSpec,
+  TestSupervisorOptions,
+  TestUpstream,
+} from './supervised.js';
+export { FakeVerifier, fakeToken, stageCounter } from './gatewayFakes.js';
+export type { FakeTokenCheck } from './gatewayFakes.js';
+export { TestClientProvider, ownerApproves } from './sdkOAuth.js';
+export {
+  HUB,
+  ISSUER,
+  MCP,
+  PASSWORD,
+  REDIRECT,
+  SERVER_X,
+  SERVER_Y,
+  authorizeQuery,
+  browserFlow,
+  exchange,
+  harness,
+  harnessPerTest,
+  json,
+  pkce,
+  refresh,
+  register,
+  req,
+  tokensFor,
+} from './oauthHarness.js';
+export type {
+  CreateOAuthProvider,
+  Harness,
+  OAuthHarnessOptions,
+  OAuthHttpRequest,
+  OAuthHttpResponse,
+  OAuthProviderLike,
+  Pkce,
+} from './oauthHarness.js';

@@ -13,8 +13,8 @@ import { toNodeHandler } from '@modelcontextprotocol/node';
 import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestClientProvider, ownerApproves } from '../testing/sdkOAuth.js';
 import { oauthRoutes } from './routes.js';
+import { ownerApproves, TestClientProvider } from '@mcppipe/test-utils';
 
 const PASSWORD = 'sdk-flow-owner-password';
 

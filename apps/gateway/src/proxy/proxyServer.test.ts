@@ -1,12 +1,13 @@
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
 import { createServer } from 'node:http';
 import { createMcpHttpHost } from '@mcppipe/http';
 import { passthroughSchema } from '@mcppipe/supervisor';
 import { Client } from '@modelcontextprotocol/client';
 import { InMemoryTransport, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeRegistry } from '../testing/fakes.js';
-import type { FakeHandler } from '../testing/fakes.js';
 import { createProxyServer } from '@mcppipe/aggregator';
+import { TestRegistry } from '@mcppipe/test-utils';
+import type { FakeHandler } from '@mcppipe/test-utils';
 
 const RAW = passthroughSchema;
 const closers: (() => Promise<unknown>)[] = [];
@@ -14,8 +15,8 @@ afterEach(async () => {
   for (const c of closers.splice(0)) await c().catch(() => {});
 });
 
-async function connect(handler: FakeHandler, extra: Parameters<FakeRegistry['add']>[2] = {}) {
-  const registry = new FakeRegistry().add('alpha', handler, extra);
+async function connect(handler: FakeHandler, extra: Partial<UpstreamSnapshot> = {}) {
+  const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 1000 }).add('alpha', handler, extra);
   const server = createProxyServer({ registry, name: 'alpha', timeoutMs: 10_000 });
   const [a, b] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
@@ -128,7 +129,7 @@ describe('createProxyServer', () => {
 
 describe('createProxyServer behind @mcppipe/http (2026-07-28 direct path)', () => {
   it('serves 2026-07-28 calls on one shared instance, stamping the upstream serverInfo live', async () => {
-    const registry = new FakeRegistry().add('alpha', async (req) => ({
+    const registry = new TestRegistry<UpstreamSnapshot>({ retryAfterMs: 1000 }).add('alpha', async (req) => ({
       content: [{ type: 'text', text: `got ${String((req.params as { name?: string }).name)}` }],
     }));
     let built = 0;

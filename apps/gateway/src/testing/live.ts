@@ -4,20 +4,20 @@
  *
  * @module
  */
+import { normalizeResource } from '@mcppipe/oauth';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpHttpHost } from '@mcppipe/http';
 import { Supervisor } from '@mcppipe/supervisor';
 import type { UpstreamSpec } from '@mcppipe/supervisor';
-import { freePort } from '@mcppipe/test-utils';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Server } from '@modelcontextprotocol/server';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../app.js';
 import type { GatewayDeps } from '../types.js';
-import { FakeVerifier, fakeToken } from './fakes.js';
+import { fakeToken, FakeVerifier, freePort } from '@mcppipe/test-utils';
 
 /** A gateway on a real socket. */
 export interface LiveGateway {
@@ -44,7 +44,7 @@ export async function startLiveGateway(
   await supervisor.start();
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
-  const verifier = new FakeVerifier();
+  const verifier = new FakeVerifier(normalizeResource);
   const app = await buildApp({ registry: supervisor, verifier, publicUrl, ...deps(supervisor) });
   await app.listen({ port, host: '127.0.0.1' });
   return {

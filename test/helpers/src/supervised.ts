@@ -1,11 +1,37 @@
 /**
- * Test-only: the real `Supervisor` (`@mcppipe/supervisor`) over real stdio upstreams, started and checked for the
- * hub's tests. Not exported by the package.
+ * The real `Supervisor` (`@mcppipe/supervisor`) over real stdio upstreams, started and checked for a test. The
+ * caller passes the `Supervisor` class: test-utils does not import the supervisor (its tests import test-utils).
+ *
+ * @module
  */
-import { Supervisor } from '@mcppipe/supervisor';
-import type { StdioUpstreamSpec } from '@mcppipe/supervisor';
-import { waitFor } from '@mcppipe/test-utils';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
+import { waitFor } from './wait.js';
+
+/** A stdio upstream spec as `@mcppipe/config`'s `StdioUpstreamConfig` has it (the fields this helper sets). */
+export interface TestStdioSpec {
+  name: string;
+  transport: 'stdio';
+  command: string;
+  args: string[];
+  startTimeoutMs: number;
+  env?: Record<string, string>;
+  hub?: boolean;
+}
+
+/** What a supervisor constructor is given here. */
+export interface TestSupervisorOptions {
+  upstreams: TestStdioSpec[];
+  policy: ReturnType<typeof gatewayPolicy>;
+  killGraceMs: number;
+}
+
+/** What this helper needs of a supervisor (the `Supervisor` class has it). */
+export interface SupervisorLike {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  list(): { phase: string }[];
+  get(name: string): { pid: number | undefined } | undefined;
+}
 
 /** One stdio upstream: a node script run with `process.execPath`. */
 export interface TestUpstream {
@@ -27,13 +53,16 @@ export interface StartSupervisorOptions {
  * Starts a real supervisor over `upstreams` and waits until every one is `available`. Liveness probes are off
  * (tests are short) and restarts use a fixed delay, so "while it is down" windows are predictable.
  *
+ * @param Supervisor - the `Supervisor` class of `@mcppipe/supervisor`
  * @returns the supervisor; `await using` or `stop()` it
+ * @throws Error when an upstream is not `available` within 30 s (the supervisor is stopped first)
  */
-export async function startSupervisor(
+export async function startSupervisor<T extends SupervisorLike>(
+  Supervisor: new (options: TestSupervisorOptions) => T,
   upstreams: TestUpstream[],
   options: StartSupervisorOptions = {},
-): Promise<Supervisor> {
-  const specs: StdioUpstreamSpec[] = upstreams.map((u) => ({
+): Promise<T> {
+  const specs: TestStdioSpec[] = upstreams.map((u) => ({
     name: u.name,
     transport: 'stdio',
     command: process.execPath,
@@ -70,7 +99,7 @@ export async function startSupervisor(
  * @param supervisor - the supervisor running it
  * @param name - the upstream
  */
-export function killUpstream(supervisor: Supervisor, name: string): void {
+export function killUpstream(supervisor: SupervisorLike, name: string): void {
   const pid = supervisor.get(name)?.pid;
   if (pid === undefined) throw new Error(`${name} has no process`);
   process.kill(pid, 'SIGKILL');

@@ -1,37 +1,47 @@
 /**
- * Test-only layout: server-everything, server-memory and the fault fixture over stdio, one aggregator over
- * them and one in-memory agent, plus small helpers the tests share.
+ * The aggregator tests' layout: server-everything, server-memory and the fault fixture over stdio in one
+ * {@link TestRegistry}, one aggregator over them (made by the caller: test-utils does not import the aggregator)
+ * and one in-memory agent, plus small helpers the tests share.
+ *
+ * @module
  */
-import { fixturePath, referenceServerPath } from '@mcppipe/test-utils';
 import { ProtocolError } from '@modelcontextprotocol/client';
-import { passthroughSchema as RAW } from '@mcppipe/supervisor';
-import { createAggregator } from '../aggregator.js';
-import type { Aggregator, AggregatorOptions } from '../types.js';
 import { memoryAgent } from './agents.js';
-import type { TestAgent } from './agents.js';
+import type { ServerFactory, TestAgent } from './agents.js';
 import { captureLogger } from './logger.js';
-import { StdioTestRegistry } from './stdioRegistry.js';
+import { RAW, TestRegistry } from './registry.js';
+import type { SnapshotBase } from './registry.js';
+import { fixturePath, referenceServerPath } from './servers.js';
 
 type Obj = Record<string, unknown>;
 
 /** The running layout. */
-export interface TestLayout {
-  registry: StdioTestRegistry;
-  aggregator: Aggregator;
+export interface TestLayout<S extends SnapshotBase, A> {
+  registry: TestRegistry<S>;
+  aggregator: A;
   agent: TestAgent;
   logger: ReturnType<typeof captureLogger>;
   close(): Promise<void>;
 }
 
-/** Starts everything, memory and faults, an aggregator over them and an agent. */
-export async function startLayout(options: Partial<AggregatorOptions> = {}): Promise<TestLayout> {
-  const registry = await StdioTestRegistry.start([
+/**
+ * Starts everything, memory and faults, an aggregator over them (`create`) and an agent.
+ *
+ * @param create - makes the aggregator: `(registry, logger) => createAggregator({ registry, logger, ...options })`
+ */
+export async function startLayout<
+  S extends SnapshotBase,
+  A extends ServerFactory & { close(): Promise<void> },
+>(
+  create: (registry: TestRegistry<S>, logger: ReturnType<typeof captureLogger>) => A,
+): Promise<TestLayout<S, A>> {
+  const registry = await TestRegistry.start<S>([
     { name: 'memory', script: referenceServerPath('memory'), env: { MEMORY_FILE_PATH: '/dev/null' } },
     { name: 'faults', script: fixturePath('agg-faults.mjs') },
     { name: 'everything', script: referenceServerPath('everything') },
   ]);
   const logger = captureLogger();
-  const aggregator = createAggregator({ registry, logger, ...options });
+  const aggregator = create(registry, logger);
   const agent = await memoryAgent(aggregator);
   return {
     registry,

@@ -1,38 +1,11 @@
 /**
- * Test-only: real SDK v2 clients connected to a hub, and small helpers to call the meta-tools. Not exported by
- * the package.
+ * Calling the hub's meta-tools from a real SDK v2 client, and the demo layout the hub tests run over.
+ *
+ * @module
  */
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { CallToolResult } from '@modelcontextprotocol/client';
-import { fixturePath, referenceServerPath, sampleFilesDir } from '@mcppipe/test-utils';
-import type { Hub } from '../types.js';
-import type { TestUpstream } from './supervisor.js';
-
-/** A connected client that closes with `await using`. */
-export type TestClient = Client & { [Symbol.asyncDispose](): Promise<void> };
-
-function disposable(client: Client): TestClient {
-  return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
-}
-
-/** A v2 client over an in-memory pair to `hub.createServer()` (2025 era). */
-export async function connectInMemory(hub: Hub): Promise<TestClient> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await hub.createServer({ era: 'legacy' }).connect(serverSide);
-  const client = new Client({ name: 'hub-test-agent', version: '0.0.0' });
-  await client.connect(clientSide);
-  return disposable(client);
-}
-
-/** A v2 client over Streamable HTTP: `modern` negotiates 2026-07-28, `legacy` the 2025 era with a session. */
-export async function connectHttp(url: URL, era: 'legacy' | 'modern'): Promise<TestClient> {
-  const client = new Client(
-    { name: `hub-test-agent-${era}`, version: '0.0.0' },
-    era === 'modern' ? { versionNegotiation: { mode: 'auto' } } : {},
-  );
-  await client.connect(new StreamableHTTPClientTransport(url));
-  return disposable(client);
-}
+import type { CallToolResult, Client } from '@modelcontextprotocol/client';
+import { fixturePath, referenceServerPath, sampleFilesDir } from './servers.js';
+import type { TestUpstream } from './supervised.js';
 
 /** Calls a meta-tool and returns the raw result. */
 export async function meta(

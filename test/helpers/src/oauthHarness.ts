@@ -1,17 +1,69 @@
 /**
- * Test-only helpers for this package's unit tests (not exported from the package entry).
+ * `@mcppipe/oauth`'s test harness: a provider on a fresh temp dir with an injected clock, and the authorization-code
+ * flow played against its framework-free endpoints. The caller passes `createOAuthProvider`: test-utils does not
+ * import `@mcppipe/oauth` (its tests import test-utils); the shapes here are `@mcppipe/oauth`'s, typed structurally.
  *
  * @module
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { OAuthHttpRequest, OAuthHttpResponse } from './http.js';
-import type { Logger } from './logger.js';
-import type { OAuthProviderOptions } from './options.js';
-import { createOAuthProvider, type OAuthProvider } from './provider.js';
-import { randomSecret, s256 } from './secrets.js';
+import { captureLogger } from './logger.js';
+import type { TestLogger } from './logger.js';
+
+type RawParams = Record<string, unknown>;
+
+/** `@mcppipe/oauth`'s `OAuthHttpRequest`. */
+export interface OAuthHttpRequest {
+  query?: RawParams;
+  form?: RawParams;
+  json?: unknown;
+  headers: Record<string, string | string[] | undefined>;
+  ip: string;
+}
+
+/** `@mcppipe/oauth`'s `OAuthHttpResponse`. */
+export interface OAuthHttpResponse {
+  status: number;
+  headers: Record<string, string>;
+  cookies?: string[];
+  body?: string;
+}
+
+type Endpoint = (req: OAuthHttpRequest) => OAuthHttpResponse;
+type AsyncEndpoint = (req: OAuthHttpRequest) => Promise<OAuthHttpResponse>;
+
+/** What the harness uses of an `OAuthProvider`. */
+export interface OAuthProviderLike {
+  endpoints: {
+    register: AsyncEndpoint;
+    authorize: Endpoint;
+    login: AsyncEndpoint;
+    consent: AsyncEndpoint;
+    token: AsyncEndpoint;
+  };
+  close(): Promise<void>;
+}
+
+/** The `OAuthProviderOptions` fields the harness sets. */
+export interface OAuthHarnessOptions {
+  dataDir: string;
+  publicUrl: string;
+  resources: () => readonly string[];
+  adminPassword?: string | undefined;
+  clock?: (() => number) | undefined;
+  logger?: TestLogger | undefined;
+}
+
+/** `createOAuthProvider` of `@mcppipe/oauth`. */
+export type CreateOAuthProvider<P extends OAuthProviderLike, O extends OAuthHarnessOptions> = (
+  options: O,
+) => Promise<P>;
+
+const randomSecret = (bytes: number): string => randomBytes(bytes).toString('base64url');
+const s256 = (verifier: string): string => createHash('sha256').update(verifier, 'ascii').digest('base64url');
 
 export const ISSUER = 'https://gw.example';
 export const HUB = `${ISSUER}/hub`;
@@ -21,30 +73,32 @@ export const SERVER_Y = `${ISSUER}/servers/y/mcp`;
 export const PASSWORD = 'correct horse battery staple';
 export const REDIRECT = 'https://client.example/callback';
 
-/** A logger that records every line (to assert that no secret is ever logged). */
-export function recordingLogger(): Logger & { lines: string[] } {
-  const lines: string[] = [];
-  const log = (obj: object, msg?: string): void => {
-    lines.push(`${msg ?? ''} ${JSON.stringify(obj)}`);
-  };
-  return { lines, debug: log, info: log, warn: log, error: log };
-}
-
-export interface Harness {
-  provider: OAuthProvider;
+/** A provider under test (`P`: `OAuthProvider`, `O`: `OAuthProviderOptions`). */
+export interface Harness<
+  P extends OAuthProviderLike = OAuthProviderLike,
+  O extends OAuthHarnessOptions = OAuthHarnessOptions,
+> {
+  provider: P;
   dir: string;
   now: () => number;
   advance: (ms: number) => void;
-  logger: Logger & { lines: string[] };
-  options: OAuthProviderOptions;
+  logger: ReturnType<typeof captureLogger>;
+  options: O;
 }
 
-/** A provider on a fresh temp dir with an injected clock. */
-export async function harness(overrides: Partial<OAuthProviderOptions> = {}): Promise<Harness> {
+/**
+ * A provider on a fresh temp dir with an injected clock (2026-11-30T12:00Z, moved by `advance`).
+ *
+ * @param create - `createOAuthProvider` of `@mcppipe/oauth`
+ */
+export async function harness<P extends OAuthProviderLike, O extends OAuthHarnessOptions>(
+  create: CreateOAuthProvider<P, O>,
+  overrides: Partial<O> = {},
+): Promise<Harness<P, O>> {
   const dir = overrides.dataDir ?? (await mkdtemp(join(tmpdir(), 'mcppipe-oauth-')));
   let t = Date.UTC(2026, 10, 30, 12);
-  const logger = recordingLogger();
-  const options: OAuthProviderOptions = {
+  const logger = captureLogger();
+  const options = {
     dataDir: dir,
     publicUrl: ISSUER,
     resources: () => [HUB, MCP, SERVER_X, SERVER_Y],
@@ -52,8 +106,8 @@ export async function harness(overrides: Partial<OAuthProviderOptions> = {}): Pr
     clock: () => t,
     logger,
     ...overrides,
-  };
-  const provider = await createOAuthProvider(options);
+  } as unknown as O;
+  const provider = await create(options);
   return { provider, dir, now: () => t, advance: (ms) => (t += ms), logger, options };
 }
 
@@ -204,15 +258,18 @@ export function refresh(
 /**
  * A harness factory for one test file: every harness it makes is closed after each test.
  *
+ * @param create - `createOAuthProvider` of `@mcppipe/oauth`
  * @returns `(overrides?) => Promise<Harness>`
  */
-export function harnessPerTest(): (overrides?: Partial<OAuthProviderOptions>) => Promise<Harness> {
-  const open: Harness[] = [];
+export function harnessPerTest<P extends OAuthProviderLike, O extends OAuthHarnessOptions>(
+  create: CreateOAuthProvider<P, O>,
+): (overrides?: Partial<O>) => Promise<Harness<P, O>> {
+  const open: Harness<P, O>[] = [];
   afterEach(async () => {
     for (const h of open.splice(0)) await h.provider.close();
   });
   return async (overrides = {}) => {
-    const h = await harness(overrides);
+    const h = await harness(create, overrides);
     open.push(h);
     return h;
   };

@@ -4,7 +4,12 @@
  */
 import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import type { Aggregator } from '../types.js';
+import type { Server } from '@modelcontextprotocol/server';
+
+/** Anything that makes an MCP server per connection (an aggregator, a hub): typed structurally. */
+export interface ServerFactory {
+  createServer(options?: { era?: 'legacy' | 'modern' }): Server;
+}
 
 /** A connected agent. */
 export interface TestAgent {
@@ -102,9 +107,9 @@ export function httpAgent(url: URL, options: TestAgentOptions = {}): Promise<Tes
   return connect(newClient(options), new StreamableHTTPClientTransport(url));
 }
 
-/** A 2025-era agent connected in memory to a fresh `aggregator.createServer()`. */
+/** A 2025-era agent connected in memory to a fresh `aggregator.createServer()` (an aggregator, a hub). */
 export async function memoryAgent(
-  aggregator: Aggregator,
+  aggregator: ServerFactory,
   options: TestAgentOptions = {},
 ): Promise<TestAgent> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -116,4 +121,30 @@ export async function memoryAgent(
     await server.close();
   };
   return { ...agent, close, [Symbol.asyncDispose]: close };
+}
+
+/** A connected client that closes with `await using`. */
+export type TestClient = Client & { [Symbol.asyncDispose](): Promise<void> };
+
+function disposable(client: Client): TestClient {
+  return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
+}
+
+/** A plain v2 client over an in-memory pair to `target.createServer({ era: 'legacy' })` (2025 era). */
+export async function connectInMemory(target: ServerFactory): Promise<TestClient> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await target.createServer({ era: 'legacy' }).connect(serverSide);
+  const client = new Client({ name: 'hub-test-agent', version: '0.0.0' });
+  await client.connect(clientSide);
+  return disposable(client);
+}
+
+/** A plain v2 client over Streamable HTTP: `modern` negotiates 2026-07-28, `legacy` the 2025 era with a session. */
+export async function connectHttp(url: URL, era: 'legacy' | 'modern'): Promise<TestClient> {
+  const client = new Client(
+    { name: `hub-test-agent-${era}`, version: '0.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: 'auto' } } : {},
+  );
+  await client.connect(new StreamableHTTPClientTransport(url));
+  return disposable(client);
 }

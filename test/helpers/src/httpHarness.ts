@@ -1,8 +1,11 @@
 /**
- * Test-only HTTP host for an aggregator, on loopback: 2025-era requests go to sessionful
+ * The one test HTTP host for an aggregator or a hub, on loopback: 2025-era requests go to sessionful
  * `NodeStreamableHTTPServerTransport`s (one aggregator `Server` per session), 2026-07-28 requests to
  * `createMcpHandler(aggregator.createServer, { legacy: 'reject' })` — the wiring DESIGN.md prescribes and the
- * README documents. Aggregator events are forwarded to the modern handler's listen streams.
+ * README documents. An aggregator's `list_changed`/`resource_updated` events are forwarded to the modern
+ * handler's listen streams.
+ *
+ * @module
  */
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -11,11 +14,21 @@ import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport, toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { Server } from '@modelcontextprotocol/server';
-import type { Aggregator } from '../types.js';
+import type { ServerFactory } from './agents.js';
+
+type ListKind = 'tools' | 'prompts' | 'resources';
+
+/** What the host serves: a server factory; an aggregator's `on`/`off` for its list events are used when present. */
+export interface HarnessTarget extends ServerFactory {
+  on?: unknown;
+  off?: unknown;
+}
+
+type Subscribe = (event: string, listener: (arg: string) => void) => unknown;
 
 /** A running harness. */
 export interface HttpHarness {
-  /** The MCP endpoint, `http://127.0.0.1:<port>/mcp`. */
+  /** The MCP endpoint, `http://127.0.0.1:<port><path>` (default path `/mcp`). */
   url: URL;
   /** Live 2025-era sessions. */
   sessionCount(): number;
@@ -44,22 +57,31 @@ function isInitialize(body: unknown): boolean {
 /**
  * Serves `aggregator` over Streamable HTTP on 127.0.0.1 (both eras). With `eraBlind`, the factory ignores the
  * SDK's `ctx.era`, as a host that calls `createServer()` without arguments does.
+ *
+ * @param aggregator - an aggregator or a hub (anything with `createServer`)
+ * @param options - `eraBlind`; `path` of the endpoint (default `/mcp`, the hub's is `/hub`)
  */
 export async function startHttpHarness(
-  aggregator: Aggregator,
-  options: { eraBlind?: boolean } = {},
+  aggregator: HarnessTarget,
+  options: { eraBlind?: boolean; path?: string } = {},
 ): Promise<HttpHarness> {
   const sessions = new Map<string, { transport: NodeStreamableHTTPServerTransport; server: Server }>();
-  const factory = options.eraBlind ? () => aggregator.createServer() : aggregator.createServer;
+  const factory = options.eraBlind
+    ? () => aggregator.createServer()
+    : (ctx: { era?: 'legacy' | 'modern' }) => aggregator.createServer(ctx);
   const modern = createMcpHandler(factory, { legacy: 'reject' });
   const modernNode = toNodeHandler(modern);
-  const onListChanged = (kind: 'tools' | 'prompts' | 'resources') => {
+  const onListChanged = (kind: ListKind) => {
     if (kind === 'tools') modern.notify.toolsChanged();
     else if (kind === 'prompts') modern.notify.promptsChanged();
     else modern.notify.resourcesChanged();
   };
   const onUpdated = (uri: string) => modern.notify.resourceUpdated(uri);
-  aggregator.on('list_changed', onListChanged).on('resource_updated', onUpdated);
+  const on = typeof aggregator.on === 'function' ? (aggregator.on as Subscribe).bind(aggregator) : undefined;
+  const off =
+    typeof aggregator.off === 'function' ? (aggregator.off as Subscribe).bind(aggregator) : undefined;
+  on?.('list_changed', onListChanged as (arg: string) => void);
+  on?.('resource_updated', onUpdated);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const body = req.method === 'POST' ? await readBody(req) : undefined;
@@ -109,7 +131,8 @@ export async function startHttpHarness(
   const { port } = http.address() as AddressInfo;
 
   const close = async () => {
-    aggregator.off('list_changed', onListChanged).off('resource_updated', onUpdated);
+    off?.('list_changed', onListChanged as (arg: string) => void);
+    off?.('resource_updated', onUpdated);
     await Promise.allSettled(
       [...sessions.values()].map(async (s) => {
         await s.transport.close();
@@ -122,7 +145,7 @@ export async function startHttpHarness(
     await new Promise<void>((resolve) => http.close(() => resolve()));
   };
   return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    url: new URL(`http://127.0.0.1:${port}${options.path ?? '/mcp'}`),
     sessionCount: () => sessions.size,
     close,
     [Symbol.asyncDispose]: close,

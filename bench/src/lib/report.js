@@ -35,6 +35,11 @@ const TARGETS = {
   T5: 'R4 RSS growth ≤ 5 MB',
   T6: 'R5 cold start ≤ slowest upstream + 100 ms',
   T7: 'R6 401 rate ≥ 0.5× a Fastify 401 route',
+  T8: 'R7 tools/call through relay + tunnel at c=16 ≥ 0.7× straight to mcppipe up',
+  T9: 'R7 added p50 at c=1 through relay + tunnel ≤ 0.5 ms',
+  T10: 'R7 relay CPU per call ≤ 0.15 ms',
+  T11: 'R8 relay RSS with 1,000 idle tunnels ≤ 300 MB',
+  T12: 'R8 a call through tunnel #1,000 as fast as through tunnel #1 (p50 ≤ 1.2×)',
 };
 
 /** One line per target: met / missed with the numbers of every row that carries it. */

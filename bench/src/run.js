@@ -2,12 +2,13 @@
 // `pnpm bench`: every performance scenario of issue 9 in ONE run, each as a ratio against a baseline started in
 // the same run, on 127.0.0.1 only. Prints a table and writes bench/results/<date>.json.
 //
-//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,recovery] [--out DIR] [--profile]
+//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,r7,r8,recovery] [--out DIR] [--profile]
 //
 //   --quick    a smoke run for CI: a few seconds per scenario, the same table (numbers are not meaningful)
 //   --only     run some scenarios (r1 includes r2: they share their processes)
 //   --out      where the JSON goes (default bench/results)
-//   --profile  no table: `node --cpu-prof` on mcppipe during the R1 c=16 runs, then a summary of the profile
+//   --profile  no table: `node --cpu-prof` on mcppipe during the R1 c=16 runs, then a summary of the profile;
+//              with `--only r7`: on the relay (the gateway process) during the R7 runs through the tunnel
 //
 // Needs the workspace built (`pnpm bench` builds first). Bounded: every load loop has a call count and a time
 // budget, every process a start timeout, and the whole run a deadline (10 min; 4 min with --quick).
@@ -24,6 +25,7 @@ import { gateway, gatewayRows } from './scenarios/gateway.js';
 import { memory, memoryRows } from './scenarios/memory.js';
 import { overhead, overheadRows } from './scenarios/overhead.js';
 import { recovery, recoveryRows } from './scenarios/recovery.js';
+import { idleTunnelRows, idleTunnels, tunnelCallRows, tunnelCalls } from './scenarios/tunnel.js';
 
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
@@ -59,7 +61,8 @@ const FULL = {
   memSettleMs: 2_000,
   coldRuns: 3,
   recoveryRuns: 5,
-  deadlineMs: 10 * 60_000,
+  idleTunnels: 1_000,
+  deadlineMs: 16 * 60_000,
 };
 const QUICK = {
   rounds: 1,
@@ -82,6 +85,7 @@ const QUICK = {
   memSettleMs: 200,
   coldRuns: 1,
   recoveryRuns: 1,
+  idleTunnels: 100,
   deadlineMs: 4 * 60_000,
 };
 const cfg = quick ? QUICK : FULL;
@@ -118,8 +122,34 @@ function machine() {
   };
 }
 
+/** `--profile --only r7`: the relay (the gateway process) under `--cpu-prof` during R7's tunnel runs, per era. */
+async function profileRelay(dir) {
+  log(`profiling the relay (node --cpu-prof) during the R7 tunnel runs; profiles in ${dir}`);
+  const profCfg = { ...cfg, rounds: 1, c1Calls: 1 };
+  const summaries = [];
+  for (const target of ['tunnel-session', 'tunnel-modern']) {
+    const sub = join(dir, target);
+    const r = await tunnelCalls(profCfg, log, {
+      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${sub}`],
+      only: [target],
+    });
+    if (r.pending) throw new Error(r.pending);
+    for (const f of readdirSync(sub).filter((x) => x.endsWith('.cpuprofile'))) {
+      const profile = JSON.parse(readFileSync(join(sub, f), 'utf8'));
+      summaries.push({
+        target,
+        file: join(sub, f),
+        measured: r.summary[target],
+        ...summarize(profile, { top: 40 }),
+      });
+    }
+  }
+  return summaries;
+}
+
 async function profileRun() {
   const dir = mkdtempSync(join(tmpdir(), 'mcppipe-bench-prof-'));
+  if (only?.includes('r7')) return printProfiles(await profileRelay(dir));
   log(`profiling mcppipe (node --cpu-prof) during the R1 runs; profiles in ${dir}`);
   const profCfg = { ...cfg, rounds: 1, c1Calls: 1, aggregateRow: false };
   const summaries = [];
@@ -140,6 +170,10 @@ async function profileRun() {
       });
     }
   }
+  return printProfiles(summaries);
+}
+
+function printProfiles(summaries) {
   for (const s of summaries) {
     const m = s.measured;
     console.log(
@@ -168,7 +202,8 @@ async function main() {
   if (flag('profile')) {
     results.profile = await profileRun();
     mkdirSync(outDir, { recursive: true });
-    const file = join(outDir, `${results.date.slice(0, 10)}-profile.json`);
+    const which = only?.includes('r7') ? '-relay' : '';
+    const file = join(outDir, `${results.date.slice(0, 10)}${which}-profile.json`);
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`\nsummary: ${file}`);
     return;
@@ -190,6 +225,8 @@ async function main() {
   if (wants('r5')) await step('r5', () => coldstart(cfg, log));
   if (wants('r6')) await step('r6', () => gateway(cfg, log));
   if (wants('recovery')) await step('recovery', () => recovery(cfg, log));
+  if (wants('r7')) await step('r7', () => tunnelCalls(cfg, log));
+  if (wants('r8')) await step('r8', () => idleTunnels(cfg, log));
   results.machine.loadAverageAtEnd = loadavg().map((x) => +x.toFixed(2));
   results.seconds = (Date.now() - started) / 1000;
 
@@ -201,6 +238,8 @@ async function main() {
     ...(s.r5 ? coldstartRows(s.r5) : []),
     ...(s.r6 ? gatewayRows(s.r6, s.r1?.summary) : []),
     ...(s.recovery ? recoveryRows(s.recovery) : []),
+    ...(s.r7 ? tunnelCallRows(s.r7) : []),
+    ...(s.r8 ? idleTunnelRows(s.r8) : []),
   ];
   for (const [name, message] of Object.entries(results.errors))
     rows.push({ id: name.toUpperCase(), what: `FAILED: ${message.split('\n')[0]}`, value: NaN, unit: '' });
@@ -216,7 +255,9 @@ async function main() {
   for (const line of results.targets) console.log(line);
 
   mkdirSync(outDir, { recursive: true });
-  const file = join(outDir, `${results.date.slice(0, 10)}${quick ? '-quick' : ''}.json`);
+  // a run of the tunnel scenarios alone is kept apart from the full run of the same day
+  const tunnelOnly = only?.every((x) => x === 'r7' || x === 'r8') ? '-tunnel' : '';
+  const file = join(outDir, `${results.date.slice(0, 10)}${tunnelOnly}${quick ? '-quick' : ''}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   console.log(`\nresults: ${file}`);
   if (Object.keys(results.errors).length > 0) process.exitCode = 1;

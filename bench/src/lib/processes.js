@@ -109,14 +109,15 @@ export function startProcess(command, args, { ready, timeoutMs = 60_000, env, cw
  * Starts `mcppipe up` with the given source flags on a free port; resolves once it serves.
  *
  * @param {string[]} args `--stdio …`, `--upstreams-file …`, `--stateless`…
- * @param {{ nodeArgs?: string[], timeoutMs?: number }} [options] node flags (e.g. `--cpu-prof`)
+ * @param {{ nodeArgs?: string[], timeoutMs?: number, env?: NodeJS.ProcessEnv }} [options] node flags (e.g.
+ *   `--cpu-prof`), extra environment (e.g. `MCPPIPE_API_KEY`: secrets go there, never in argv)
  * @returns {Promise<{ pid: number, port: number, stop: () => Promise<void>, output: () => string }>}
  */
-export async function startMcppipe(args, { nodeArgs = [], timeoutMs = 90_000 } = {}) {
+export async function startMcppipe(args, { nodeArgs = [], timeoutMs = 90_000, env } = {}) {
   const h = await startProcess(
     process.execPath,
     [...nodeArgs, CLI, 'up', ...args, '--port', '0', '--log-format', 'json', '--log-level', 'warn'],
-    { ready: /serving http:\/\/127\.0\.0\.1:(\d+)\/mcp/, timeoutMs },
+    { ready: /serving http:\/\/127\.0\.0\.1:(\d+)\/mcp/, timeoutMs, env },
   );
   return { ...h, port: Number(h.match[1]) };
 }

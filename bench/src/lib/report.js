@@ -37,6 +37,11 @@ const TARGETS = {
   T6a: "R5 mcppipe's own CPU until it listens ≤ 350 ms (issue 21)",
   T6b: 'R5/R5s first complete tools/list ≤ slowest upstream + 250 ms (issue 21)',
   T7: 'R6 401 rate ≥ 0.5× a Fastify 401 route',
+  T8: 'R7 tools/call through relay + tunnel at c=16 ≥ 0.7× straight to mcppipe up',
+  T9: 'R7 added p50 at c=1 through relay + tunnel ≤ 0.5 ms',
+  T10: 'R7 relay CPU per call ≤ 0.15 ms',
+  T11: 'R8 relay RSS with 1,000 idle tunnels ≤ 300 MB',
+  T12: 'R8 a call through tunnel #1,000 as fast as through tunnel #1 (p50 ≤ 1.2×)',
 };
 
 /** One line per target: met / missed with the numbers of every row that carries it. */

@@ -5,7 +5,8 @@ import { describeRun } from './util.js';
  * Interleaved measurement rounds: in each round every target gets a c=1 load, then a c=16 load, so the
  * targets share the machine's noise. With `rotate`, each round starts with the next target.
  *
- * @param targets - `{ key, driver, pid }` each
+ * @param targets - `{ key, driver, pid, watch? }` each: `pid` is sampled as `t`, `watch` (label → pid) adds
+ *   other processes (R7: the CLI behind the relay)
  * @param cfg - `{ rounds, c1Calls, c1Ms, c16Calls, c16Ms }`
  * @param options - `{ log, firstId, rotate }`
  * @returns `{ runs: { [key]: { c1: Run[], c16: Run[] } }, nextId }`
@@ -18,7 +19,7 @@ export async function measureRounds(targets, cfg, { log, firstId, rotate = false
       concurrency,
       maxCalls,
       maxMs,
-      watch: { t: t.pid },
+      watch: { ...t.watch, t: t.pid },
       firstId: id,
     });
     id += r.calls;

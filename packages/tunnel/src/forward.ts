@@ -20,6 +20,9 @@ export interface ForwardExchange {
 
 const NO_BODY = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
 
+const isEventStream = (type: string | string[] | undefined): boolean =>
+  typeof type === 'string' && type.toLowerCase().startsWith('text/event-stream');
+
 /** @internal The body of `TunnelRegistry.forward`: every failure is a rejection, never a synchronous throw. */
 export async function forwardRequest(tunnel: Tunnel | undefined, exchange: ForwardExchange): Promise<void> {
   const { req, res } = exchange;
@@ -29,15 +32,13 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
     !NO_BODY.has(method) ||
     req.headers['content-length'] !== undefined ||
     req.headers['transfer-encoding'] !== undefined;
-  const stream = tunnel.openStream(
-    {
-      ...endToEndHeaders(req.headers, exchange.headers),
-      ':method': method,
-      ':path': req.url ?? '/',
-      ':authority': req.headers.host ?? tunnel.subdomain,
-    },
-    !hasBody,
-  );
+  // pseudo-headers first (h2 requires them before the regular ones), then the filtered headers into the same object
+  const headers = endToEndHeaders(req.headers, exchange.headers, {
+    ':method': method,
+    ':path': req.url ?? '/',
+    ':authority': req.headers.host ?? tunnel.subdomain,
+  });
+  const stream = tunnel.openStream(headers, !hasBody);
   if (hasBody) req.pipe(stream);
   return new Promise<void>((resolve) => {
     const cancel = (): void => {
@@ -51,7 +52,9 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
     stream.on('response', (headers) => {
       const status = Number(headers[':status']);
       res.writeHead(status, endToEndHeaders(headers));
-      res.flushHeaders();
+      // An event stream's headers go out at once (the agent waits for them before the first event); any other
+      // answer's headers leave with its first body chunk, in one write instead of two.
+      if (isEventStream(headers['content-type'])) res.flushHeaders();
       stream.pipe(res);
     });
     // The tunnel dropped or the CLI reset the stream: the call fails, it is never replayed (T6).

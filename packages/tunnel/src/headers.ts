@@ -20,34 +20,49 @@ const HOP_BY_HOP = new Set([
 /** Header overrides: a value sets the header, `null` deletes it. Names are lower-case. */
 export type HeaderOverrides = Readonly<Record<string, string | readonly string[] | null>>;
 
+/** The names a `Connection` header lists (RFC 9110 §7.6.1), lower-case; undefined when there is none. */
+function connectionNamed(value: unknown): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  const named = new Set<string>();
+  for (const part of String(value).split(',')) {
+    const name = part.trim().toLowerCase();
+    if (name !== '') named.add(name);
+  }
+  return named;
+}
+
 /**
  * Copies the end-to-end headers of a message: drops hop-by-hop headers, the headers a `Connection` header
  * names, HTTP/2 pseudo-headers and `host`, then applies `overrides` (hop-by-hop names in them are ignored too).
+ * It runs per request on both sides of a tunnel, so it is one pass over the names with no intermediate arrays.
  *
  * @param headers - the headers of an HTTP/1.1 or HTTP/2 message
  * @param overrides - headers to set (a value) or delete (`null`), applied last
- * @returns a new header object, safe for both `http2` and `http`
+ * @param into - the object to fill (e.g. one already holding the h2 pseudo-headers); default a new one
+ * @returns `into`, safe for both `http2` and `http`
  */
 export function endToEndHeaders(
   headers: IncomingHttpHeaders | OutgoingHttpHeaders,
   overrides: HeaderOverrides = {},
+  into: OutgoingHttpHeaders = {},
 ): OutgoingHttpHeaders {
-  const named = String(headers.connection ?? '')
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter(Boolean);
-  const out: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(headers)) {
+  const named = connectionNamed(headers.connection);
+  for (const name in headers) {
+    const value = headers[name];
+    if (value === undefined || name.charCodeAt(0) === 58 /* : */) continue;
+    // node lower-cases incoming names; an outgoing object may not
     const lower = name.toLowerCase();
-    if (value === undefined || lower.startsWith(':') || lower === 'host') continue;
-    if (HOP_BY_HOP.has(lower) || named.includes(lower)) continue;
-    out[lower] = value;
+    if (lower === 'host' || HOP_BY_HOP.has(lower) || named?.has(lower) === true) continue;
+    into[lower] = value;
   }
-  for (const [name, value] of Object.entries(overrides)) {
+  for (const name in overrides) {
+    const value = overrides[name];
+    if (value === undefined) continue;
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower)) continue; // never valid on an h2 stream
-    if (value === null) delete out[lower];
-    else out[lower] = typeof value === 'string' ? value : [...value];
+    // hop-by-hop names are never valid on an h2 stream; pseudo-headers are the caller's (`into`)
+    if (HOP_BY_HOP.has(lower) || lower.charCodeAt(0) === 58) continue;
+    if (value === null) delete into[lower];
+    else into[lower] = typeof value === 'string' ? value : [...value];
   }
-  return out;
+  return into;
 }

@@ -5,6 +5,9 @@ import { endToEndHeaders } from './headers.js';
 import type { TunnelHandler } from './client.js';
 import { invalidOption } from './errors.js';
 
+/** Default {@link ForwardToLoopbackOptions.idleSocketMs}. */
+const LOOPBACK_IDLE_SOCKET_MS = 4_000;
+
 /** Options of {@link forwardToLoopback}. */
 export interface ForwardToLoopbackOptions {
   /** The port of the CLI's loopback listener. */
@@ -13,6 +16,12 @@ export interface ForwardToLoopbackOptions {
   host?: string;
   /** Sockets kept open to the listener. Default 64. */
   maxSockets?: number;
+  /**
+   * An idle pooled socket is closed after this long, in ms: below the listener's keep-alive timeout (the CLI's
+   * is 5 s), so a request never goes out on a socket the listener is closing (a 502 `loopback_unreachable`).
+   * Default 4 000; a shorter `Keep-Alive: timeout=` hint from the listener wins.
+   */
+  idleSocketMs?: number;
 }
 
 /** A {@link TunnelHandler} that also releases its connection pool. */
@@ -42,7 +51,14 @@ export function forwardToLoopback(options: ForwardToLoopbackOptions): LoopbackHa
     throw invalidOption('port', 'must be an integer in 1..65535', port);
   }
   const authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
-  const agent = new http.Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 64 });
+  // `timeout` closes FREE sockets only (the agent destroys a pooled socket that times out; a socket carrying a
+  // request, e.g. an SSE stream, ignores it): the pool lets go of a socket before the listener does
+  const agent = new http.Agent({
+    keepAlive: true,
+    maxSockets: options.maxSockets ?? 64,
+    timeout: options.idleSocketMs ?? LOOPBACK_IDLE_SOCKET_MS,
+    scheduling: 'lifo',
+  });
 
   const handler = (req: Http2ServerRequest, res: Http2ServerResponse): void => {
     const publicHost = req.headers[':authority'];

@@ -180,7 +180,7 @@ describe('tunnel round trips (relay ⇄ h2 over one WebSocket ⇄ CLI handler)',
       }),
     );
     results.forEach((body, i) => expect(body).toMatchObject({ path: `/echo?i=${i}`, json: { i } }));
-  });
+  }, 30_000); // 200 round trips take ~4.6 s on the shared 2-core machine, close to the 5 s default
 
   it('a public client that goes away resets its stream: the CLI handler sees close before finishing', async () => {
     const r = await relay();

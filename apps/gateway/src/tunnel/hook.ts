@@ -31,6 +31,9 @@ export interface RelayHookDeps {
 const STRIP = Object.fromEntries(CREDENTIAL_HEADERS.map((h) => [h, null]));
 const BEARER = /^Bearer +(\S+) *$/i;
 const KEY_CHALLENGE = 'Bearer realm="mcppipe tunnel", error="invalid_token"';
+const PRM_MCP = `${PRM_PREFIX}/mcp`;
+/** Parsed addresses kept per (Host, URL): an agent sends the same pair on every call. Cleared when full. */
+const ADDRESS_CACHE_SIZE = 1_024;
 
 /** Answers 401; `false` = refused (a `FastifyReply` is thenable, so it is never awaited as a value). */
 function unauthorized(reply: FastifyReply, challenge: string, message: string): false {
@@ -95,9 +98,22 @@ export function createRelayHook(deps: RelayHookDeps) {
     );
   };
 
+  // per-request work done once per (Host, URL): the address parse, its label readings and the resource URL
+  const addresses = new Map<string, { address: TunnelAddress; resource: string } | undefined>();
+  const addressOf = (host: string | undefined, url: string) => {
+    const key = `${host ?? ''} ${url}`;
+    if (addresses.has(key)) return addresses.get(key);
+    const address = tunnelAddress(zone, host, url);
+    const parsed = address && { address, resource: `${address.base}/mcp` };
+    if (addresses.size >= ADDRESS_CACHE_SIZE) addresses.clear();
+    addresses.set(key, parsed);
+    return parsed;
+  };
+
   return async (req: FastifyRequest, reply: FastifyReply) => {
-    const address = tunnelAddress(zone, req.headers.host, req.url);
-    if (address === undefined) return undefined;
+    const parsed = addressOf(req.headers.host, req.url);
+    if (parsed === undefined) return undefined;
+    const { address, resource } = parsed;
     const tunnel = find(address);
     if (tunnel === undefined) {
       if (!address.candidates.some((c) => accounts.hasAccount(c.account)))
@@ -106,8 +122,7 @@ export function createRelayHook(deps: RelayHookDeps) {
       writeTunnelOffline(reply.raw);
       return undefined;
     }
-    const resource = `${address.base}/mcp`;
-    if (address.path.split('?')[0] === `${PRM_PREFIX}/mcp`) {
+    if (address.path.startsWith(PRM_MCP) && /^(?:\?|$)/.test(address.path.slice(PRM_MCP.length))) {
       const policy = policyOf(tunnel);
       const doc =
         typeof policy !== 'string' && policy.auth === 'oauth'

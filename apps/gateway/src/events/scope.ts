@@ -18,7 +18,7 @@ import {
 import type { UpstreamNotificationEvent, UpstreamRegistry } from '@mcppipe/supervisor';
 import type { StateChangedEvent } from '@mcppipe/upstream-state';
 import type { Logger } from '../types.js';
-import { pinnedRegistry, type PinnedRegistry } from './pinnedRegistry.js';
+import { pinnedRegistry, type PinnedRegistry } from '@mcppipe/aggregator';
 
 /** Options of {@link createGatewayEvents}. */
 export interface GatewayEventsOptions {

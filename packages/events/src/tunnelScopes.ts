@@ -112,7 +112,13 @@ export class TunnelScopes {
       this.#logger.error({ tunnel: c.id, err: (err as Error).message }, 'could not load webhooks'),
     );
     // then-callbacks run in registration order: deliveries keep the hub's order
-    hub.subscribe((event) => void webhooks.then((w) => w.dispatch(event), () => {}));
+    hub.subscribe(
+      (event) =>
+        void webhooks.then(
+          (w) => w.dispatch(event),
+          () => {},
+        ),
+    );
     const entry: Entry = {
       summary: { ...summaryOf(c), connected: false },
       hub,
@@ -149,7 +155,10 @@ export class TunnelScopes {
       entry.lastRemoteId = follow.lastEventId();
       if (entry.current !== c || entry.follow !== follow) return;
       entry.follow = undefined;
-      const again = setTimeout(() => entry.current === c && this.#follow(entry, c), this.#o.refollowMs ?? 1000);
+      const again = setTimeout(
+        () => entry.current === c && this.#follow(entry, c),
+        this.#o.refollowMs ?? 1000,
+      );
       again.unref();
     });
   }
@@ -178,12 +187,16 @@ export class TunnelScopes {
   /**
    * A tunnel connection closed: publishes `tunnel.disconnected` unless a newer connection took over.
    *
-   * @param id - the tunnel's id
-   * @param at - epoch ms
-   * @param reason - why, when known
-   * @param request - the closed connection's requester (ignored when a newer one is current)
+   * @param d - the tunnel's `id`, `at` (epoch ms), the `reason` when known, and the closed connection's `request`
+   *   (nothing is published when a newer connection is current)
    */
-  disconnected(id: string, at: number, reason: string | null, request?: ScopeRequester): void {
+  disconnected(d: {
+    id: string;
+    at: number;
+    reason: string | null;
+    request?: ScopeRequester | undefined;
+  }): void {
+    const { id, at, reason, request } = d;
     const entry = this.#scopes.get(id);
     if (!entry?.current || (request !== undefined && entry.current.request !== request)) return;
     entry.current = undefined;
@@ -215,7 +228,10 @@ export class TunnelScopes {
     for (const entry of this.#scopes.values()) {
       entry.current = undefined;
       entry.follow?.close();
-      void entry.webhooks.then((w) => w.close(), () => {});
+      void entry.webhooks.then(
+        (w) => w.close(),
+        () => {},
+      );
     }
   }
 }

@@ -12,6 +12,8 @@ import { redactMessage } from './redact.js';
 import { BoundedRing } from './ring.js';
 import { ToolStats } from './stats.js';
 import { tapExchange } from './tap.js';
+import { runReplay } from './replay.js';
+import type { ReplayAnswer } from './replay.js';
 import type {
   ExchangeChild,
   ExchangeContext,
@@ -257,6 +259,49 @@ export class ExchangeCapture {
   }
 
   /**
+   * Replays an exchange through `send` (the same tunnel as the original, as its owner) and records the answer as a
+   * new exchange with `replayOf` set.
+   *
+   * @param tunnel - the tunnel id
+   * @param id - the exchange to replay
+   * @param options - `send`; `request`: the edited JSON-RPC request (default the original); the API `caller`;
+   *   the tunnel's mode; `timeoutMs` to read the answer (default 60 000)
+   * @returns the new exchange's summary; `undefined` when `id` is unknown; `'not_replayable'` when there is no body
+   *   to send (the original was cut at the cap or the tunnel is zero-knowledge) and no `request` was given
+   * @throws whatever `send` rejects with (e.g. `MCPP_TUNNEL_OFFLINE`)
+   */
+  async replay(
+    tunnel: string,
+    id: string,
+    options: {
+      send: (body: string) => Promise<ReplayAnswer>;
+      request?: unknown;
+      caller: string | null;
+      zeroKnowledge: boolean;
+      captureValues?: boolean;
+      timeoutMs?: number;
+    },
+  ): Promise<ExchangeSummary | 'not_replayable' | undefined> {
+    const source = this.replaySource(tunnel, id);
+    if (source === undefined) return undefined;
+    const body = options.request !== undefined ? JSON.stringify(options.request) : source.body;
+    if (body === undefined) return 'not_replayable';
+    const raw = await runReplay({
+      body,
+      send: options.send,
+      caller: options.caller,
+      replayOf: id,
+      zeroKnowledge: options.zeroKnowledge,
+      ...(options.captureValues !== undefined && { captureValues: options.captureValues }),
+      replayHeaders: source.headers,
+      capBytes: this.#cap,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      now: this.#now,
+    });
+    return this.record(tunnel, raw);
+  }
+
+  /**
    * Live exchanges of a tunnel (the Live tab's SSE).
    *
    * @param tunnel - the tunnel id
@@ -287,7 +332,7 @@ export class ExchangeCapture {
    * @returns the starred exposed names
    */
   stars(tunnel: string): ReadonlySet<string> {
-    return this.#scope(tunnel).stars;
+    return this.#scopes.get(tunnel)?.stars ?? new Set();
   }
 
   /**

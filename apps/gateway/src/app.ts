@@ -103,5 +103,6 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   if (d.oauthRoutes) await app.register(d.oauthRoutes);
   const { events, apiToken } = d;
   if (events && apiToken) await app.register(async (api) => apiRoutes(api, events, apiToken));
+  if (d.sessionApi) await app.register(d.sessionApi);
   return app;
 }

@@ -9,7 +9,7 @@
 import { createAggregator, createPolicyGate } from '@mcppipe/aggregator';
 import { loadMcpJson, watchConfig } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
-import { AccountStore, createOAuthProvider } from '@mcppipe/oauth';
+import { createOAuthProvider } from '@mcppipe/oauth';
 import type { OAuthProvider } from '@mcppipe/oauth';
 import { Supervisor } from '@mcppipe/supervisor';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
@@ -24,7 +24,7 @@ import type { GatewayOptions } from './options.js';
 import { listenOrExplain } from './listen.js';
 import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js';
 import { zoneConfig } from './tunnel/address.js';
-import { createRelay } from './tunnel/relay.js';
+import { openTunnelRelay } from './api/settingsOpen.js';
 import { createGatewayEvents, eventsSettings } from './events/scope.js';
 
 /** A running gateway. */
@@ -63,12 +63,12 @@ export async function startGateway(
     logger,
   });
   const late: { oauth?: OAuthProvider } = {}; // the provider needs the relay's resources first
-  const relay =
+  const tunnel =
     options.tunnelZone === undefined
       ? undefined
-      : createRelay({
+      : await openTunnelRelay({
           zone: zoneConfig(options.tunnelZone, publicUrl),
-          accounts: await AccountStore.open(options.dataDir),
+          dataDir: options.dataDir,
           oauth: () => late.oauth!,
           logger,
         });
@@ -83,8 +83,8 @@ export async function startGateway(
           `${base}/mcp`,
           ...supervisor.list().map((s) => `${base}/servers/${s.name}/mcp`),
         ])
-        .concat(relay?.resources() ?? []),
-    ...(relay && { owners: relay.owners }),
+        .concat(tunnel?.relay.resources() ?? []),
+    ...(tunnel && { owners: tunnel.relay.owners }),
     adminPassword: env['MCPPIPE_ADMIN_PASSWORD'] || undefined,
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,
@@ -113,7 +113,7 @@ export async function startGateway(
     trustedProxies: options.trustedProxies,
     allowedOrigins: options.allowedOrigins,
     loopbackAliases: aliases,
-    ...(relay && { tunnelHook: relay.hook }),
+    ...(tunnel && { tunnelHook: tunnel.relay.hook, sessionApi: tunnel.api(apiToken) }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
     clientLimits: {
@@ -133,7 +133,7 @@ export async function startGateway(
   aggregator.on('resource_updated', (uri) => app.gateway.hosts.aggregate?.notify.resourceUpdated(uri));
 
   const address = await listenOrExplain(app, { host: options.host, port: options.port });
-  if (relay) app.server.on('upgrade', relay.onUpgrade);
+  if (tunnel) app.server.on('upgrade', tunnel.relay.onUpgrade);
   logger.info(
     { address, publicUrl, tunnelZone: options.tunnelZone, servers: layout.upstreams.map((u) => u.name) },
     `gateway listening on ${address}`,
@@ -163,7 +163,7 @@ export async function startGateway(
     (closing ??= (async () => {
       logger.info({}, 'shutting down');
       await watcher.close().catch(() => {});
-      await relay?.close().catch(() => {});
+      await tunnel?.relay.close().catch(() => {});
       const grace = setTimeout(() => app.server.closeAllConnections(), DEFAULT_SHUTDOWN_GRACE_MS);
       await app.close().catch(() => {});
       clearTimeout(grace);

@@ -123,6 +123,8 @@ export interface GatewayDeps {
    * before the Host guard, CORS and auth, and answers every request addressed to a tunnel itself.
    */
   tunnelHook?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  /** The account API (session, keys, tunnel settings; issue 19), registered when the relay is on. */
+  sessionApi?: FastifyPluginAsync;
   /** Stage observer for tests. */
   observer?: PipelineObserver;
   /** The events of the configured servers (E1–E4); with `apiToken`, `/api/*` is served. */

@@ -23,6 +23,8 @@ export type {
   PolicyRefusal,
   PolicyRefusalReason,
 } from './policyGate.js';
+export { RelayGate, relayPolicyConfig, relayRulesActive } from './relayGate.js';
+export type { RelayGateOptions, RelayRules, RelayVerdict } from './relayGate.js';
 export { createProxyServer } from './proxy.js';
 export type { ProxyServerOptions } from './proxy.js';
 export type {

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth';
 import { METADATA_HEADER, TunnelRegistry, refuseUpgrade } from '@mcppipe/tunnel';
+import type { SettingsEnforcer } from '../api/settingsRelay.js';
 import type { Logger } from '../types.js';
 import type { ZoneConfig } from './address.js';
 import { tunnelBases } from './address.js';
@@ -40,6 +41,8 @@ export interface RelayDeps {
   /** Set once the provider exists (it needs the relay's resources and owners first). */
   oauth: () => Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
   logger: Logger;
+  /** The owners' stored tunnel settings (issue 19), enforced by the hook. */
+  settings?: SettingsEnforcer;
 }
 
 /**
@@ -88,7 +91,14 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
   };
   return {
     registry,
-    hook: createRelayHook({ zone, registry, accounts, oauth: oauthProxy, logger }),
+    hook: createRelayHook({
+      zone,
+      registry,
+      accounts,
+      oauth: oauthProxy,
+      logger,
+      ...(deps.settings && { settings: deps.settings }),
+    }),
     resources: () => [...owned().keys()],
     owners: {
       ownerOf: (resource) => owned().get(resource),

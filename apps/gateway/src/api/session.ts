@@ -1,0 +1,153 @@
+/**
+ * `POST|GET|DELETE /api/session` (the contract's Session): the dashboard's login with an account password. The
+ * cookie `mcppipe_session` is HttpOnly, SameSite=Lax, Path=/, and Secure when the request is https (Fastify's
+ * `req.protocol`, which reads `X-Forwarded-Proto` only from `TRUSTED_PROXIES`). Failed logins are limited per
+ * account and client address (a token bucket of `@mcppipe/policy`): past the limit, 429 with `Retry-After`.
+ *
+ * @module
+ */
+import type { AccountStore } from '@mcppipe/oauth';
+import { createLimiter, retryAfterHeader } from '@mcppipe/policy';
+import { stringifySetCookie } from 'cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiCaller } from './caller.js';
+import { SESSION_COOKIE, csrfOk, sessionCookie } from './caller.js';
+import type { SessionStore } from './sessionStore.js';
+import { SESSION_TTL_MS } from './sessionStore.js';
+
+/** Failed logins allowed per account and client address per minute (then 429). */
+export const LOGIN_FAILURES_PER_MINUTE = 10;
+const MAX_BLOCKED = 10_000;
+
+/** What the session routes need. */
+export interface SessionDeps {
+  accounts: Pick<AccountStore, 'verifyPassword'>;
+  sessions: SessionStore;
+  resolveCaller: (req: FastifyRequest) => ApiCaller | undefined;
+}
+
+const unauthorized = (reply: FastifyReply, message: string) =>
+  reply
+    .code(401)
+    .header('www-authenticate', 'Bearer realm="mcppipe-api"')
+    .send({ error: 'unauthorized', message });
+
+/**
+ * Resolves an account caller for an account route, or answers: 401 without one, 403 `{ error: 'csrf' }` for a
+ * session's state-changing request without the right `x-csrf-token`, 403 for the admin (it owns no tunnels).
+ *
+ * @param req - the request
+ * @param reply - its reply
+ * @param resolve - the caller resolver
+ * @returns the account caller, or undefined when the answer was sent
+ */
+export function accountCaller(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  resolve: (req: FastifyRequest) => ApiCaller | undefined,
+): Extract<ApiCaller, { kind: 'account' }> | undefined {
+  const caller = resolve(req);
+  if (caller === undefined) {
+    void unauthorized(reply, 'log in (POST /api/session) or send Authorization: Bearer <API key>');
+    return undefined;
+  }
+  if (!csrfOk(req, caller)) {
+    void reply.code(403).send({ error: 'csrf', message: 'send the x-csrf-token header of your session' });
+    return undefined;
+  }
+  if (caller.kind !== 'account') {
+    void reply
+      .code(403)
+      .send({ error: 'forbidden', message: 'account routes need an account API key or session' });
+    return undefined;
+  }
+  return caller;
+}
+
+/**
+ * Registers the session routes.
+ *
+ * @param app - the API plugin instance
+ * @param deps - accounts, sessions and the caller resolver
+ */
+export function sessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
+  const { accounts, sessions } = deps;
+  const limiter = createLimiter({
+    limits: [{ scope: 'caller', rate: `${LOGIN_FAILURES_PER_MINUTE}/min`, burst: LOGIN_FAILURES_PER_MINUTE }],
+  });
+  const blocked = new Map<string, number>();
+  const waitMs = (key: string): number => {
+    const until = blocked.get(key);
+    if (until === undefined) return 0;
+    if (until > Date.now()) return until - Date.now();
+    blocked.delete(key);
+    return 0;
+  };
+
+  app.post('/api/session', async (req, reply) => {
+    const body = (req.body ?? {}) as { account?: unknown; password?: unknown };
+    const { account, password } = body;
+    if (typeof account !== 'string' || typeof password !== 'string' || account === '')
+      return reply
+        .code(400)
+        .send({
+          error: 'invalid_request',
+          message: 'send a JSON body {"account": "...", "password": "..."}',
+        });
+    const key = `${account}\u0000${req.ip}`;
+    const wait = waitMs(key);
+    const tooMany = (ms: number) =>
+      reply
+        .code(429)
+        .header('retry-after', retryAfterHeader(ms))
+        .send({
+          error: 'rate_limited',
+          message: `too many failed logins; retry in ${Math.ceil(ms / 1000)} s`,
+        });
+    if (wait > 0) return tooMany(wait);
+    if (!(await accounts.verifyPassword(account, password))) {
+      const taken = limiter.take(key, 'login');
+      if (!taken.ok) {
+        if (blocked.size >= MAX_BLOCKED) blocked.clear();
+        blocked.set(key, Date.now() + taken.retryAfterMs);
+        return tooMany(taken.retryAfterMs);
+      }
+      return unauthorized(reply, 'wrong account or password');
+    }
+    const { id, session } = sessions.create(account);
+    const cookie = stringifySetCookie({
+      name: SESSION_COOKIE,
+      value: id,
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: req.protocol === 'https',
+      maxAge: SESSION_TTL_MS / 1000,
+    });
+    return reply.header('set-cookie', cookie).send({ account, csrf: session.csrf });
+  });
+
+  app.get('/api/session', async (req, reply) => {
+    const caller = deps.resolveCaller(req);
+    if (caller?.kind !== 'account' || caller.via !== 'session')
+      return unauthorized(reply, 'no session: log in with POST /api/session');
+    return { account: caller.account, csrf: caller.csrf };
+  });
+
+  app.delete('/api/session', async (req, reply) => {
+    const caller = accountCaller(req, reply, deps.resolveCaller);
+    if (caller === undefined) return reply;
+    const id = sessionCookie(req);
+    if (caller.via === 'session' && id !== undefined) sessions.delete(id);
+    const cleared = stringifySetCookie({
+      name: SESSION_COOKIE,
+      value: '',
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: req.protocol === 'https',
+      maxAge: 0,
+    });
+    return reply.code(204).header('set-cookie', cleared).send();
+  });
+}

@@ -2,12 +2,13 @@
  * `POST|GET|DELETE /api/session` (the contract's Session): the dashboard's login with an account password. The
  * cookie `mcppipe_session` is HttpOnly, SameSite=Lax, Path=/, and Secure when the request is https (Fastify's
  * `req.protocol`, which reads `X-Forwarded-Proto` only from `TRUSTED_PROXIES`). Failed logins are limited per
- * account and client address (a token bucket of `@mcppipe/policy`): past the limit, 429 with `Retry-After`.
+ * account and client address (a fixed one-minute window from the first failure): past the limit, 429 with
+ * `Retry-After` until the window ends; a success clears the count.
  *
  * @module
  */
 import type { AccountStore } from '@mcppipe/oauth';
-import { createLimiter, retryAfterHeader } from '@mcppipe/policy';
+import { retryAfterHeader } from '@mcppipe/policy';
 import { stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiCaller } from './caller.js';
@@ -17,7 +18,43 @@ import { SESSION_TTL_MS } from './sessionStore.js';
 
 /** Failed logins allowed per account and client address per minute (then 429). */
 export const LOGIN_FAILURES_PER_MINUTE = 10;
-const MAX_BLOCKED = 10_000;
+/** The window of {@link LOGIN_FAILURES_PER_MINUTE}, in ms. */
+const WINDOW_MS = 60_000;
+/** The most (account, address) pairs remembered; beyond it the oldest are forgotten. */
+const MAX_TRACKED = 10_000;
+
+/** Failed logins per (account, address) in fixed windows. */
+class FailureWindows {
+  readonly #windows = new Map<string, { start: number; failures: number }>();
+
+  /** @returns ms until `key` may try again (0: now) */
+  waitMs(key: string, now: number): number {
+    const w = this.#windows.get(key);
+    if (w === undefined) return 0;
+    if (now - w.start >= WINDOW_MS) {
+      this.#windows.delete(key);
+      return 0;
+    }
+    return w.failures >= LOGIN_FAILURES_PER_MINUTE ? w.start + WINDOW_MS - now : 0;
+  }
+
+  fail(key: string, now: number): void {
+    const w = this.#windows.get(key);
+    if (w !== undefined && now - w.start < WINDOW_MS) {
+      w.failures++;
+      return;
+    }
+    if (this.#windows.size >= MAX_TRACKED) {
+      const oldest = this.#windows.keys().next().value;
+      if (oldest !== undefined) this.#windows.delete(oldest);
+    }
+    this.#windows.set(key, { start: now, failures: 1 });
+  }
+
+  clear(key: string): void {
+    this.#windows.delete(key);
+  }
+}
 
 /** What the session routes need. */
 export interface SessionDeps {
@@ -72,30 +109,18 @@ export function accountCaller(
  */
 export function sessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
   const { accounts, sessions } = deps;
-  const limiter = createLimiter({
-    limits: [{ scope: 'caller', rate: `${LOGIN_FAILURES_PER_MINUTE}/min`, burst: LOGIN_FAILURES_PER_MINUTE }],
-  });
-  const blocked = new Map<string, number>();
-  const waitMs = (key: string): number => {
-    const until = blocked.get(key);
-    if (until === undefined) return 0;
-    if (until > Date.now()) return until - Date.now();
-    blocked.delete(key);
-    return 0;
-  };
+  const failures = new FailureWindows();
 
   app.post('/api/session', async (req, reply) => {
     const body = (req.body ?? {}) as { account?: unknown; password?: unknown };
     const { account, password } = body;
     if (typeof account !== 'string' || typeof password !== 'string' || account === '')
-      return reply
-        .code(400)
-        .send({
-          error: 'invalid_request',
-          message: 'send a JSON body {"account": "...", "password": "..."}',
-        });
+      return reply.code(400).send({
+        error: 'invalid_request',
+        message: 'send a JSON body {"account": "...", "password": "..."}',
+      });
     const key = `${account}\u0000${req.ip}`;
-    const wait = waitMs(key);
+    const wait = failures.waitMs(key, Date.now());
     const tooMany = (ms: number) =>
       reply
         .code(429)
@@ -106,14 +131,10 @@ export function sessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
         });
     if (wait > 0) return tooMany(wait);
     if (!(await accounts.verifyPassword(account, password))) {
-      const taken = limiter.take(key, 'login');
-      if (!taken.ok) {
-        if (blocked.size >= MAX_BLOCKED) blocked.clear();
-        blocked.set(key, Date.now() + taken.retryAfterMs);
-        return tooMany(taken.retryAfterMs);
-      }
+      failures.fail(key, Date.now());
       return unauthorized(reply, 'wrong account or password');
     }
+    failures.clear(key);
     const { id, session } = sessions.create(account);
     const cookie = stringifySetCookie({
       name: SESSION_COOKIE,

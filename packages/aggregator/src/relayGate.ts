@@ -203,7 +203,7 @@ export class RelayGate {
         out.push(`${lines.join('\n')}\n\n`);
       },
       onRetry: (ms) => out.push(`retry: ${ms}\n\n`),
-      onComment: (c) => out.push(`:${c}\n\n`),
+      onComment: (c) => out.push(`: ${c}\n\n`),
     });
     const drain = (t: Transform): void => {
       if (out.length > 0) t.push(out.join(''));

@@ -235,7 +235,7 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
     expect(file.mode & 0o777).toBe(0o600);
   });
 
-  it('deny faults__* hides the tools from the next tools/list (JSON and SSE) and refuses their call', async () => {
+  it('deny faults__* hides the tools from the next tools/list and refuses their call, for both SDK eras', async () => {
     const put = await api(`/api/tunnels/${TUNNEL}/settings`, {
       method: 'PUT',
       bearer: aliceKey,

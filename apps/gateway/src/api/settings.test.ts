@@ -92,3 +92,24 @@ describe('sessions and the caller', () => {
     expect(csrfOk(req({}, 'PUT'), { kind: 'account', account: 'a', via: 'key', keyId: 'k' })).toBe(true);
   });
 });
+
+describe('TunnelSettingsStore', () => {
+  it('survives a restart: written atomically with mode 0600, read back by a new store', async () => {
+    const { mkdtemp, rm, stat } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { TunnelSettingsStore, SETTINGS_FILE } = await import('./settingsStore.js');
+    const dir = await mkdtemp(join(tmpdir(), 'mcppipe-settings-store-'));
+    try {
+      const first = await TunnelSettingsStore.open(dir);
+      expect(first.get('laptop--alice')).toBeUndefined();
+      await first.put('laptop--alice', { limits: { callsPerMinute: 7 } });
+      expect((await stat(join(dir, SETTINGS_FILE))).mode & 0o777).toBe(0o600);
+      const again = await TunnelSettingsStore.open(dir);
+      expect(again.get('laptop--alice')).toEqual({ limits: { callsPerMinute: 7 } });
+      expect(again.has('desk--alice')).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

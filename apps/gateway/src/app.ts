@@ -102,10 +102,12 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   metaRoutes(app, d);
   await app.register(async (instance) => mcpRoutes(instance, d, { hosts, health, gate }));
   if (d.oauthRoutes) await app.register(d.oauthRoutes);
-  const { events, apiToken, tunnelEvents } = d;
+  const { events, apiToken, tunnelEvents, accountApi } = d;
   if ((events && apiToken) || tunnelEvents) {
-    const resolveCaller = createCallerResolver({ apiToken, accounts: tunnelEvents?.accounts });
-    const served = { resolveCaller, events: apiToken ? events : undefined, tunnels: tunnelEvents?.scopes };
+    const accounts = tunnelEvents?.accounts;
+    const resolveCaller = createCallerResolver({ apiToken, accounts, sessions: accountApi?.sessions });
+    const tunnels = tunnelEvents?.scopes;
+    const served = { resolveCaller, events: apiToken ? events : undefined, tunnels, routes: accountApi?.routes };
     await app.register(async (api) => apiRoutes(api, served));
   }
   return app;

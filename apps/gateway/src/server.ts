@@ -24,9 +24,9 @@ import type { GatewayOptions } from './options.js';
 import { listenOrExplain } from './listen.js';
 import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js';
 import { zoneConfig } from './tunnel/address.js';
-import { createRelay } from './tunnel/relay.js';
 import { gatewayEvents } from './events/tunnels.js';
-import { captureOptions, exchangesApi } from './api/exchangesApi.js';
+import { captureOptions } from './api/exchangesApi.js';
+import { openTunnelRelay } from './api/settingsOpen.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -65,16 +65,17 @@ export async function startGateway(
   });
   const late: { oauth?: OAuthProvider } = {}; // the provider needs the relay's resources first
   // E1–E4: events, webhooks and tool pins of the configured servers (every list goes through the pins) and tunnels
-  const { events, tunnel } = await gatewayEvents(supervisor, { ...options, env, logger });
-  const relay =
-    options.tunnelZone === undefined || tunnel === undefined
+  const { events, tunnel: tunnelEvents } = await gatewayEvents(supervisor, { ...options, env, logger });
+  const tunnel =
+    options.tunnelZone === undefined || tunnelEvents === undefined
       ? undefined
-      : createRelay({
+      : await openTunnelRelay({
           zone: zoneConfig(options.tunnelZone, publicUrl),
-          accounts: tunnel.accounts,
+          accounts: tunnelEvents.accounts,
+          dataDir: options.dataDir,
           oauth: () => late.oauth!,
           logger,
-          onTunnelEvent: tunnel.onTunnelEvent,
+          onTunnelEvent: tunnelEvents.onTunnelEvent,
           capture: captureOptions(env),
         });
   const oauth = await createOAuthProvider({
@@ -88,8 +89,8 @@ export async function startGateway(
           `${base}/mcp`,
           ...supervisor.list().map((s) => `${base}/servers/${s.name}/mcp`),
         ])
-        .concat(relay?.resources() ?? []),
-    ...(relay && { owners: relay.owners }),
+        .concat(tunnel?.relay.resources() ?? []),
+    ...(tunnel && { owners: tunnel.relay.owners }),
     adminPassword: env['MCPPIPE_ADMIN_PASSWORD'] || undefined,
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,
@@ -115,7 +116,7 @@ export async function startGateway(
     trustedProxies: options.trustedProxies,
     allowedOrigins: options.allowedOrigins,
     loopbackAliases: aliases,
-    ...(relay && tunnel && { tunnelHook: relay.hook, tunnelEvents: tunnel }),
+    ...(tunnel && tunnelEvents && { tunnelHook: tunnel.relay.hook, tunnelEvents, accountApi: tunnel.api }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
     clientLimits: {
@@ -126,7 +127,6 @@ export async function startGateway(
     },
     logger,
   });
-  if (relay) await exchangesApi(app, relay, apiToken); // issue 19: exchanges, Live, replay, stats, stars
   aggregator.on('list_changed', (kind) => {
     const notify = app.gateway.hosts.aggregate?.notify;
     if (kind === 'tools') notify?.toolsChanged();
@@ -136,7 +136,7 @@ export async function startGateway(
   aggregator.on('resource_updated', (uri) => app.gateway.hosts.aggregate?.notify.resourceUpdated(uri));
 
   const address = await listenOrExplain(app, { host: options.host, port: options.port });
-  if (relay) app.server.on('upgrade', relay.onUpgrade);
+  if (tunnel) app.server.on('upgrade', tunnel.relay.onUpgrade);
   logger.info(
     { address, publicUrl, tunnelZone: options.tunnelZone, servers: layout.upstreams.map((u) => u.name) },
     `gateway listening on ${address}`,
@@ -163,7 +163,7 @@ export async function startGateway(
     (closing ??= (async () => {
       logger.info({}, 'shutting down');
       await watcher.close().catch(() => {});
-      await relay?.close().catch(() => {});
+      await tunnel?.relay.close().catch(() => {});
       const grace = setTimeout(() => app.server.closeAllConnections(), DEFAULT_SHUTDOWN_GRACE_MS);
       await app.close().catch(() => {});
       clearTimeout(grace);

@@ -10,7 +10,8 @@ import type { AccountStore, BearerVerifier } from '@mcppipe/oauth';
 import type { GatewayEvents } from './events/scope.js';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { SessionStore } from './api/sessionStore.js';
 
 /** A pino-compatible logger: `logger.warn({ upstream }, 'message')`. */
 export interface Logger {
@@ -124,6 +125,11 @@ export interface GatewayDeps {
    * before the Host guard, CORS and auth, and answers every request addressed to a tunnel itself.
    */
   tunnelHook?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  /**
+   * The account side of `/api` when the relay is on (issue 19): the dashboard sessions the caller resolver reads,
+   * and the route files (session, keys, settings, exchanges, stats) registered after the one caller hook.
+   */
+  accountApi?: AccountApi;
   /** Stage observer for tests. */
   observer?: PipelineObserver;
   /** The events of the configured servers (E1–E4); with `apiToken`, `/api/*` is served. */
@@ -136,4 +142,12 @@ export interface GatewayDeps {
   tunnelEvents?: { scopes: TunnelScopes; accounts: Pick<AccountStore, 'authenticateKey'> };
   /** Clock for the per-client gate, in epoch ms. Default `Date.now`. */
   now?: () => number;
+}
+
+/** The account side of the one `/api` plugin (issue 19; see `GatewayDeps.accountApi`). */
+export interface AccountApi {
+  /** The dashboard sessions (cookie `mcppipe_session`). */
+  sessions: Pick<SessionStore, 'touch'>;
+  /** Route registrars, called inside the `/api` plugin after its caller hook. */
+  routes: ReadonlyArray<(app: FastifyInstance) => void>;
 }

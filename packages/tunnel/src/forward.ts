@@ -16,6 +16,16 @@ export interface ForwardExchange {
    * agent's credentials and sets `X-Forwarded-Host/Proto/For` here (T4, T5).
    */
   headers?: HeaderOverrides;
+  /**
+   * The request body, already read by the relay (a tunnel with policies, P3): sent instead of piping `req`, with
+   * its `content-length`.
+   */
+  body?: Buffer;
+  /**
+   * Called with the CLI's response headers; a returned stream sits between the tunnel and `res` (the body is
+   * rewritten, so `content-length` is dropped). Undefined: the body is piped as is.
+   */
+  transform?: (headers: http2.IncomingHttpHeaders) => NodeJS.ReadWriteStream | undefined;
 }
 
 const NO_BODY = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
@@ -28,18 +38,21 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
   const { req, res } = exchange;
   if (tunnel === undefined || !tunnel.live) throw tunnelOffline(tunnel?.subdomain);
   const method = req.method ?? 'GET';
+  const { body } = exchange;
   const hasBody =
+    body !== undefined ||
     !NO_BODY.has(method) ||
     req.headers['content-length'] !== undefined ||
     req.headers['transfer-encoding'] !== undefined;
   // pseudo-headers first (h2 requires them before the regular ones), then the filtered headers into the same object
-  const headers = endToEndHeaders(req.headers, exchange.headers, {
-    ':method': method,
-    ':path': req.url ?? '/',
-    ':authority': req.headers.host ?? tunnel.subdomain,
-  });
+  const headers = endToEndHeaders(
+    req.headers,
+    body === undefined ? exchange.headers : { ...exchange.headers, 'content-length': String(body.length) },
+    { ':method': method, ':path': req.url ?? '/', ':authority': req.headers.host ?? tunnel.subdomain },
+  );
   const stream = tunnel.openStream(headers, !hasBody);
-  if (hasBody) req.pipe(stream);
+  if (body !== undefined) stream.end(body);
+  else if (hasBody) req.pipe(stream);
   return new Promise<void>((resolve) => {
     const cancel = (): void => {
       if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
@@ -51,11 +64,13 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
     req.on('error', cancel);
     stream.on('response', (headers) => {
       const status = Number(headers[':status']);
-      res.writeHead(status, endToEndHeaders(headers));
+      const through = exchange.transform?.(headers);
+      res.writeHead(status, endToEndHeaders(headers, through ? { 'content-length': null } : undefined));
       // An event stream's headers go out at once (the agent waits for them before the first event); any other
       // answer's headers leave with its first body chunk, in one write instead of two.
       if (isEventStream(headers['content-type'])) res.flushHeaders();
-      stream.pipe(res);
+      if (through === undefined) stream.pipe(res);
+      else stream.pipe(through).pipe(res);
     });
     // The tunnel dropped or the CLI reset the stream: the call fails, it is never replayed (T6).
     const fail = (): void => {

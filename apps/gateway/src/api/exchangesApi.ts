@@ -1,5 +1,5 @@
 /**
- * Wires the capture API (issue 19) onto the gateway: one encapsulated plugin with the caller hook (`caller.ts`), the
+ * Wires the capture API (issue 19) onto the gateway: the
  * exchange routes and the stats routes over the relay's capture; and the ring bounds from the environment.
  *
  * @module
@@ -8,9 +8,7 @@ import type { ExchangeCaptureOptions } from '@mcppipe/capture';
 import type { FastifyInstance } from 'fastify';
 import type { TunnelRelay } from '../tunnel/relay.js';
 import { splitLabel } from '../tunnel/address.js';
-import { createCallerResolver } from './caller.js';
 import { exchangesRoutes } from './exchanges.js';
-import { callerHook } from './exchangesScope.js';
 import { statsRoutes } from './stats.js';
 
 /** Environment variables of the capture: exchanges and bytes kept per tunnel, bytes kept per body. */
@@ -36,18 +34,13 @@ export function captureOptions(env: NodeJS.ProcessEnv): ExchangeCaptureOptions {
 }
 
 /**
- * Registers the capture API on the app, in its own encapsulated context.
+ * The capture routes (exchanges, Live, replay, stats, stars) over the relay's capture, registered inside the one
+ * `/api` plugin (after its caller hook).
  *
- * @param app - the gateway app (not yet listening)
- * @param relay - the tunnel relay (its capture, accounts, registry)
- * @param apiToken - the admin token, if set
+ * @param relay - the tunnel relay (its capture, registry, seen tunnels, key names)
+ * @returns the route registrar
  */
-export async function exchangesApi(
-  app: FastifyInstance,
-  relay: TunnelRelay,
-  apiToken?: string,
-): Promise<void> {
-  const resolveCaller = createCallerResolver({ accounts: relay.accounts, ...(apiToken && { apiToken }) });
+export function captureRoutes(relay: TunnelRelay): (api: FastifyInstance) => void {
   const live = (id: string) => {
     for (const c of splitLabel(id)) {
       const t = relay.registry.lookup(c.subdomain, c.account);
@@ -56,9 +49,8 @@ export async function exchangesApi(
     return undefined;
   };
   const known = (id: string) => relay.seen(id) || live(id) !== undefined;
-  await app.register(async (api) => {
-    api.addHook('onRequest', callerHook(resolveCaller));
+  return (api) => {
     exchangesRoutes(api, { capture: relay.capture, known, live, keyName: relay.keyName });
     statsRoutes(api, { capture: relay.capture, known });
-  });
+  };
 }

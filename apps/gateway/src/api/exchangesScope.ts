@@ -1,7 +1,6 @@
 /**
- * The owner scope of the capture routes (issue 19 API contract): 401 without a caller (with
- * `WWW-Authenticate: Bearer realm="mcppipe-api"`), 403 `csrf` for a session's state-changing request without its
- * token, 404 for an unknown tunnel or another account's (the same answer: no probing of other accounts).
+ * The owner scope of the capture routes (issue 19 API contract; the caller is resolved once by the `/api` plugin's
+ * hook): 404 for an unknown tunnel or another account's (the same answer: no probing of other accounts).
  *
  * @module
  */
@@ -9,44 +8,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { splitLabel } from '../tunnel/address.js';
 import type { ApiCaller } from './caller.js';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    apiCaller?: ApiCaller;
-  }
-}
-
-const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
-
-/**
- * The `onRequest` hook that resolves the caller.
- *
- * @param resolveCaller - from `createCallerResolver`
- * @returns the hook
- */
-export function callerHook(resolveCaller: (req: FastifyRequest) => ApiCaller | undefined) {
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    const caller = resolveCaller(req);
-    if (caller === undefined) {
-      reply.header('www-authenticate', 'Bearer realm="mcppipe-api"');
-      return reply
-        .code(401)
-        .send({ error: 'unauthorized', message: 'send Authorization: Bearer <API key>, or log in' });
-    }
-    if (caller.kind === 'account' && caller.via === 'session' && !SAFE.has(req.method)) {
-      if (req.headers['x-csrf-token'] !== caller.csrf)
-        return reply
-          .code(403)
-          .send({ error: 'csrf', message: 'send the session csrf token as x-csrf-token' });
-    }
-    req.apiCaller = caller;
-    return undefined;
-  };
-}
-
 /**
  * Whether the caller owns the tunnel `id` (`<subdomain>--<account>`) and the relay knows it; otherwise answers 404.
  *
- * @param req - the request (its `apiCaller` set by {@link callerHook})
+ * @param req - the request (its `apiCaller` set by the `/api` plugin's hook)
  * @param reply - answered 404 when not owned or unknown
  * @param known - whether the relay has seen the tunnel id
  * @returns the tunnel id, or undefined when the 404 was sent

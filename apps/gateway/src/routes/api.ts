@@ -1,6 +1,7 @@
 /**
  * The `/api` plugin (E2–E4): resolves the caller once per request (`api/caller.ts`: the admin token, an account's
- * API key, the dashboard session), answers 401 without one and 403 outside the caller's area, then registers the
+ * API key, the dashboard session), answers 401 without one (but for the login), 403 for a session's
+ * state-changing request without its CSRF token and 403 outside the caller's area, then registers the
  * route files: the gateway's own servers and webhooks (`api/servers.ts`, with `MCPPIPE_API_TOKEN`) and the relay's
  * tunnels (`api/tunnels.ts`, with `--tunnel-zone`). Routes only translate; the logic is `@mcppipe/events`'.
  *
@@ -8,7 +9,10 @@
  */
 import type { TunnelScopes } from '@mcppipe/events';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { API_CHALLENGE, callerMayUse, type ApiCaller } from '../api/caller.js';
+import { API_CHALLENGE, callerMayUse, csrfOk, type ApiCaller } from '../api/caller.js';
+
+/** The login route: the one `/api` route without a caller. */
+const LOGIN = '/api/session';
 import { serverRoutes } from '../api/servers.js';
 import { tunnelRoutes } from '../api/tunnels.js';
 import type { GatewayEvents } from '../events/scope.js';
@@ -27,6 +31,8 @@ export interface ApiDeps {
   events?: GatewayEvents | undefined;
   /** The relay's tunnel scopes: `/api/tunnels*` (account). */
   tunnels?: TunnelScopes | undefined;
+  /** More route files (the account side: session, keys, settings, exchanges, stats), after the caller hook. */
+  routes?: ReadonlyArray<(app: FastifyInstance) => void> | undefined;
 }
 
 /**
@@ -39,6 +45,7 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.decorateRequest('apiCaller', undefined);
   app.addHook('onRequest', async (req, reply) => {
     const caller = deps.resolveCaller(req);
+    if (caller === undefined && req.method === 'POST' && req.url.split('?')[0] === LOGIN) return; // the login
     if (caller === undefined) {
       reply.header('www-authenticate', API_CHALLENGE);
       return reply.code(401).send({
@@ -54,8 +61,11 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
             ? 'the admin token opens /api/servers and /api/webhooks; use an account API key for /api/tunnels'
             : 'an account API key opens /api/tunnels, /api/keys and /api/session only',
       });
+    if (!csrfOk(req, caller))
+      return reply.code(403).send({ error: 'csrf', message: 'send the x-csrf-token header of your session' });
     req.apiCaller = caller;
   });
   if (deps.events) serverRoutes(app, deps.events);
   if (deps.tunnels) tunnelRoutes(app, deps.tunnels);
+  for (const routes of deps.routes ?? []) routes(app);
 }

@@ -1,0 +1,40 @@
+/**
+ * The account side of `/api` (issue 19 items 1, 3 and 5): session login, API keys and tunnel settings, as one
+ * Fastify plugin the gateway registers when the relay is on (`--tunnel-zone`).
+ *
+ * @module
+ */
+import type { AccountStore } from '@mcppipe/oauth';
+import type { TunnelRegistry } from '@mcppipe/tunnel';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { keysRoutes } from './keys.js';
+import { sessionRoutes } from './session.js';
+import type { SessionStore } from './sessionStore.js';
+import { settingsRoutes } from './settings.js';
+import type { TunnelSettingsStore } from './settingsStore.js';
+
+/** What {@link accountRoutes} needs. */
+export interface AccountRoutesDeps {
+  accounts: AccountStore;
+  registry: TunnelRegistry;
+  settings: TunnelSettingsStore;
+  /** The dashboard sessions (the `/api` caller resolver reads the same table). */
+  sessions: SessionStore;
+}
+
+/**
+ * The account side of `/api`, registered inside the one `/api` plugin, after its caller hook (which sets
+ * `req.apiCaller`: the routes never resolve a caller again).
+ *
+ * @param deps - accounts, the relay's registry, the settings store and the sessions
+ * @returns the route registrar
+ */
+export function accountRoutes(deps: AccountRoutesDeps): (app: FastifyInstance) => void {
+  const { accounts, sessions } = deps;
+  const resolveCaller = (req: FastifyRequest) => req.apiCaller;
+  return (app) => {
+    sessionRoutes(app, { accounts, sessions, resolveCaller });
+    keysRoutes(app, { accounts, registry: deps.registry, resolveCaller });
+    settingsRoutes(app, { registry: deps.registry, store: deps.settings, resolveCaller });
+  };
+}

@@ -45,9 +45,14 @@ export interface RunningGateway {
  *
  * @param args - extra flags (`--config` and `--data-dir` at least)
  * @param env - extra environment (limits)
+ * @param options - `port`: listen on this one (a restart on the same address); default a free one
  */
-export async function startGateway(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
-  const port = await freePort();
+export async function startGateway(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { port?: number } = {},
+): Promise<RunningGateway> {
+  const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const proc = spawn(
     process.execPath,

@@ -17,3 +17,5 @@ export { startPathRelay } from './relay.js';
 export type { PathRelay } from './relay.js';
 export { startRedis } from './redis.js';
 export type { RunningRedis, StartRedisOptions } from './redis.js';
+export { MemoryOAuthProvider } from './sdkOAuth.js';
+export { zoneFetch } from './zoneFetch.js';

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectTunnel } from './client.js';
 import { forwardToLoopback } from './loopback.js';
 import { startTestRelay } from './testRelay.js';
@@ -69,4 +70,43 @@ describe('forwardToLoopback: the CLI serves the tunnel with its own HTTP/1 Fasti
     expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: two\n\n');
     expect((await reader.read()).done).toBe(true);
   });
+
+  it('a public client that goes away before the answer closes the loopback request (the RST reaches the listener)', async () => {
+    const closed: boolean[] = [];
+    let arrived = (): void => {};
+    const got = new Promise<void>((r) => (arrived = r));
+    const local = http.createServer((req, res) => {
+      req.resume();
+      res.on('close', () => closed.push(res.writableFinished));
+      arrived(); // never answers: only a cancel ends this exchange
+    });
+    await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
+    cleanups.push(async () => {
+      local.closeAllConnections();
+      await new Promise((r) => local.close(r));
+    });
+    const relay = await startTestRelay();
+    cleanups.push(() => relay.close());
+    const handler = forwardToLoopback({ port: (local.address() as AddressInfo).port });
+    cleanups.push(async () => handler.close());
+    const tunnel = connectTunnel({
+      relayUrl: relay.connectUrl,
+      apiKey: 'key-alice',
+      subdomain: 'laptop',
+      handler,
+    });
+    cleanups.push(() => tunnel.close());
+    await tunnel.connected();
+    const abort = new AbortController();
+    const call = fetch(`${relay.publicBase}/mcp`, {
+      method: 'POST',
+      headers: { 'x-test-tunnel': 'laptop--alice', 'content-type': 'application/json' },
+      body: '{}',
+      signal: abort.signal,
+    });
+    await got;
+    abort.abort();
+    await expect(call).rejects.toThrow();
+    await vi.waitFor(() => expect(closed).toEqual([false]), { timeout: 10_000 });
+  }, 20_000);
 });

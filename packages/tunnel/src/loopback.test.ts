@@ -11,6 +11,23 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
+/** A test relay and a connected tunnel `laptop--alice` whose handler forwards to the listener on `port`. */
+async function tunnelTo(port: number) {
+  const relay = await startTestRelay();
+  cleanups.push(() => relay.close());
+  const handler = forwardToLoopback({ port });
+  cleanups.push(async () => handler.close());
+  const tunnel = connectTunnel({
+    relayUrl: relay.connectUrl,
+    apiKey: 'key-alice',
+    subdomain: 'laptop',
+    handler,
+  });
+  cleanups.push(() => tunnel.close());
+  await tunnel.connected();
+  return relay;
+}
+
 describe('forwardToLoopback: the CLI serves the tunnel with its own HTTP/1 Fastify listener (T4)', () => {
   it('rewrites Host to the loopback address, keeps the public host in X-Forwarded-Host, streams SSE and POST bodies', async () => {
     let release = (): void => {};
@@ -36,18 +53,7 @@ describe('forwardToLoopback: the CLI serves the tunnel with its own HTTP/1 Fasti
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as AddressInfo).port;
     cleanups.push(() => app.close());
-    const relay = await startTestRelay();
-    cleanups.push(() => relay.close());
-    const handler = forwardToLoopback({ port });
-    cleanups.push(async () => handler.close());
-    const tunnel = connectTunnel({
-      relayUrl: relay.connectUrl,
-      apiKey: 'key-alice',
-      subdomain: 'laptop',
-      handler,
-    });
-    cleanups.push(() => tunnel.close());
-    await tunnel.connected();
+    const relay = await tunnelTo(port);
     const headers = { 'x-test-tunnel': 'laptop--alice' };
 
     const res = await fetch(`${relay.publicBase}/mcp`, {
@@ -85,18 +91,7 @@ describe('forwardToLoopback: the CLI serves the tunnel with its own HTTP/1 Fasti
       local.closeAllConnections();
       await new Promise((r) => local.close(r));
     });
-    const relay = await startTestRelay();
-    cleanups.push(() => relay.close());
-    const handler = forwardToLoopback({ port: (local.address() as AddressInfo).port });
-    cleanups.push(async () => handler.close());
-    const tunnel = connectTunnel({
-      relayUrl: relay.connectUrl,
-      apiKey: 'key-alice',
-      subdomain: 'laptop',
-      handler,
-    });
-    cleanups.push(() => tunnel.close());
-    await tunnel.connected();
+    const relay = await tunnelTo((local.address() as AddressInfo).port);
     const abort = new AbortController();
     const call = fetch(`${relay.publicBase}/mcp`, {
       method: 'POST',

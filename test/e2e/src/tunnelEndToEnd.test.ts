@@ -7,9 +7,6 @@
  * the gateway then a restart on the same port and data dir, SIGKILL of the CLI, another account's key, and no
  * process left after stop.
  */
-import { execFile } from 'node:child_process';
-import { request } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +25,7 @@ import {
 import type { RunningCli } from '@mcppipe/test-utils';
 import { approveAsOwner } from '@mcppipe/test-utils/oauth-flow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCliPath, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { gatewayCommand, rawRequest, rpcHeaders, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
 
 const ZONE = 'tunnel.test';
@@ -46,49 +43,6 @@ const upstreams = [
   '--stdio',
   `probe=env PROBE_LOG=\${PROBE_LOG} ${node(fixturePath('e2e-probe.mjs'))}`,
 ];
-
-function gatewayCommand(
-  args: string[],
-  stdin = '',
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [gatewayCliPath, ...args],
-      { timeout: 60_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin!.end(stdin);
-  });
-}
-
-/** A raw HTTP/1.1 POST to the gateway with any `Host` (what an agent without credentials sends). */
-function raw(
-  port: number,
-  host: string,
-  headers: Record<string, string>,
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: 'POST',
-        setHost: false,
-        headers: { host, ...headers },
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(LIST);
-  });
-}
 
 const connectedCount = (cli: RunningCli) => cli.stderr().split('tunnel connected: ').length - 1;
 
@@ -209,7 +163,12 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
       'second upstream',
     );
     await c.close();
-    const none = await raw(gw.port, webUrl.host, rpcHeaders());
+    const none = await rawRequest(gw.port, {
+      path: '/mcp',
+      host: webUrl.host,
+      headers: rpcHeaders(),
+      body: LIST,
+    });
     expect(none.status).toBe(401);
     expect(none.headers['www-authenticate']).toContain(
       `resource_metadata="http://${webUrl.host}/.well-known/oauth-protected-resource/mcp"`,
@@ -267,7 +226,12 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
   }, 90_000);
 
   it('(6) a key of another account is refused on the tunnel, and its subdomain cannot be taken', async () => {
-    const bob = await raw(gw.port, laptopUrl.host, rpcHeaders(keys['bob']));
+    const bob = await rawRequest(gw.port, {
+      path: '/mcp',
+      host: laptopUrl.host,
+      headers: rpcHeaders(keys['bob']),
+      body: LIST,
+    });
     expect(bob.status).toBe(401);
     expect(bob.body).not.toContain('faults__echo');
     const taken = await startTunnelCli(keys['bob']!, ['--subdomain', 'laptop', '--tunnel-auth', 'api-key']);
@@ -324,7 +288,12 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
     await exited;
     const res = await waitFor(
       async () => {
-        const r = await raw(gw.port, webUrl.host, rpcHeaders());
+        const r = await rawRequest(gw.port, {
+          path: '/mcp',
+          host: webUrl.host,
+          headers: rpcHeaders(),
+          body: LIST,
+        });
         return r.status === 503 ? r : undefined;
       },
       { timeoutMs: 5_000, message: 'tunnel_offline' },
@@ -334,7 +303,10 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
       error: { code: -32000, data: { reason: 'tunnel_offline' } },
     });
     const started = Date.now();
-    expect((await raw(gw.port, webUrl.host, rpcHeaders())).status).toBe(503);
+    expect(
+      (await rawRequest(gw.port, { path: '/mcp', host: webUrl.host, headers: rpcHeaders(), body: LIST }))
+        .status,
+    ).toBe(503);
     expect(Date.now() - started).toBeLessThan(2_000);
   }, 30_000);
 

@@ -4,65 +4,13 @@
  *
  * @module
  */
-import type {
-  OAuthClientMetadata,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
-} from '@modelcontextprotocol/client';
+import { MemoryOAuthProvider } from '@mcppipe/test-utils';
 import { expect } from 'vitest';
 
-/** An in-memory OAuth client provider, as a desktop agent would implement it. */
-export class TestClientProvider implements OAuthClientProvider {
-  readonly redirectUrl = 'http://127.0.0.1:53682/callback';
-  info: StoredOAuthClientInformation | undefined;
-  current: StoredOAuthTokens | undefined;
-  readonly history: StoredOAuthTokens[] = [];
-  authorizationUrl: URL | undefined;
-  private verifier = '';
-  private discovery: OAuthDiscoveryState | undefined;
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'sdk-flow-test',
-      redirect_uris: [this.redirectUrl],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.info = info;
-  }
-  tokens() {
-    return this.current;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.current = tokens;
-    this.history.push(tokens);
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') this.current = undefined;
-    if (scope === 'all' || scope === 'client') this.info = undefined;
-    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+/** An in-memory OAuth client provider, as a desktop agent would implement it (client name `sdk-flow-test`). */
+export class TestClientProvider extends MemoryOAuthProvider {
+  constructor() {
+    super('sdk-flow-test');
   }
 }
 

@@ -83,8 +83,10 @@ export function forwardToLoopback(options: ForwardToLoopbackOptions): LoopbackHa
       res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
     });
+    // An RST from the relay (the public client went away) closes the h2 stream with `writableFinished` already
+    // true, so whether the answer was ended here is what tells a cancel from a completed exchange.
     res.on('close', () => {
-      if (!res.writableFinished) out.destroy();
+      if (!res.writableEnded) out.destroy();
     });
     req.pipe(out);
   };

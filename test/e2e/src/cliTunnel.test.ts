@@ -95,10 +95,7 @@ describe('mcppipe up --tunnel', () => {
     await client.close();
   });
 
-  // Open defect (issue 16, reported): a 2026-era cancellation (the v2 client aborting its request) does not reach
-  // the upstream across relay + tunnel, while it does straight to `mcppipe up` (cliAggregate.test.ts) and the
-  // 2025-era notifications/cancelled does across the tunnel (below). Skipped until the abort path is traced.
-  it.skip('a cancelled 2026-era agent request reaches the upstream', async () => {
+  it('a cancelled 2026-era agent request reaches the upstream', async () => {
     const c = await modernClient();
     const ac = new AbortController();
     const call = c.callTool(

@@ -3,9 +3,11 @@
  * obtain access tokens through the real OAuth flow (DCR, PKCE, owner login, approval, token), read the
  * child's memory, and speak raw HTTP where a client library would hide what is being tested.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fixturesDir, freePort, stopChild } from '@mcppipe/test-utils';
@@ -45,9 +47,14 @@ export interface RunningGateway {
  *
  * @param args - extra flags (`--config` and `--data-dir` at least)
  * @param env - extra environment (limits)
+ * @param options - `port`: listen on this one (a restart on the same address); default a free one
  */
-export async function startGateway(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunningGateway> {
-  const port = await freePort();
+export async function startGateway(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { port?: number } = {},
+): Promise<RunningGateway> {
+  const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const proc = spawn(
     process.execPath,
@@ -161,5 +168,53 @@ export async function rawPartialPost(
       `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${options.declaredBytes}\r\n${extra}\r\n`,
     );
     socket.write(Buffer.alloc(options.sentBytes, 0x20));
+  });
+}
+
+/**
+ * Runs one `mcppipe-gateway` subcommand (`accounts add …`, `keys create …`) to completion.
+ *
+ * @param args - the subcommand and its flags
+ * @param stdin - written to its stdin, then closed (a password for `--password-stdin`)
+ */
+export function gatewayCommand(
+  args: string[],
+  stdin?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [gatewayCliPath, ...args],
+      { timeout: 60_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin!.end(stdin ?? '');
+  });
+}
+
+/** A raw HTTP/1.1 request to the gateway, with any `Host` (fetch cannot set it). Default method POST. */
+export function rawRequest(
+  port: number,
+  options: { path: string; host: string; method?: string; headers?: Record<string, string>; body?: string },
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: options.path,
+        method: options.method ?? 'POST',
+        setHost: false,
+        headers: { host: options.host, ...options.headers },
+      },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
   });
 }

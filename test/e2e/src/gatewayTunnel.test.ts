@@ -3,8 +3,6 @@
  * with its own commands, tunnels connected with `@mcppipe/tunnel`'s `connectTunnel` serving a real Streamable
  * HTTP MCP server on loopback, and real clients reaching them by the path form and by `Host`.
  */
-import { execFile } from 'node:child_process';
-import { request } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,54 +14,19 @@ import { obtainToken as obtainTokenAs } from '@mcppipe/test-utils/oauth-flow';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient, TunnelStatus } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_PASSWORD, gatewayCliPath, obtainToken, rpcHeaders, startGateway } from './gatewayProcess.js';
+import {
+  OWNER_PASSWORD,
+  gatewayCommand,
+  obtainToken,
+  rawRequest as raw,
+  rpcHeaders,
+  startGateway,
+} from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
 
 const ZONE = 'tunnel.test';
 const ALICE_PW = 'alice tunnel passphrase';
 const BOB_PW = 'bob tunnel passphrase';
-
-function gatewayCommand(
-  args: string[],
-  stdin?: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [gatewayCliPath, ...args],
-      { timeout: 60_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin!.end(stdin ?? '');
-  });
-}
-
-/** A raw HTTP/1.1 request to the gateway, with any `Host` (fetch cannot set it). */
-function raw(
-  port: number,
-  options: { path: string; host: string; method?: string; headers?: Record<string, string>; body?: string },
-): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: options.path,
-        method: options.method ?? 'POST',
-        setHost: false,
-        headers: { host: options.host, ...options.headers },
-      },
-      (res) => {
-        let body = '';
-        res.on('data', (c: Buffer) => (body += c.toString()));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 

@@ -48,7 +48,6 @@ export type {
 } from './supervised.js';
 export { FakeVerifier, fakeToken, stageCounter } from './gatewayFakes.js';
 export type { FakeTokenCheck } from './gatewayFakes.js';
-export { TestClientProvider, ownerApproves } from './sdkOAuth.js';
 export {
   HUB,
   ISSUER,
@@ -78,3 +77,5 @@ export type {
   OAuthProviderLike,
   Pkce,
 } from './oauthHarness.js';
+export { MemoryOAuthProvider, TestClientProvider, ownerApproves } from './sdkOAuth.js';
+export { zoneFetch } from './zoneFetch.js';

@@ -45,14 +45,44 @@ export async function obtainToken(base, path, { password, clientName = 'mcppipe 
   })) {
     authorize.searchParams.set(k, v);
   }
+  const location = await approveAsOwner(authorize, password);
+  const code = location.searchParams.get('code');
+  if (!code) throw new Error(`no authorization code (location ${location.href})`);
+  const tokenRes = await fetch(`${base}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT_URI,
+      client_id: clientId,
+      code_verifier: verifier,
+      resource,
+    }).toString(),
+  });
+  if (tokenRes.status !== 200) throw new Error(`token: ${tokenRes.status} ${await tokenRes.text()}`);
+  return { token: (await tokenRes.json()).access_token, clientId };
+}
+
+/**
+ * Plays the owner's browser at the authorization server an authorization URL names (what an agent opens): the
+ * login form with the owner's password, then the approval form when it is shown.
+ *
+ * @param {URL | string} authorizationUrl - the `/authorize?…` URL the client sent the owner to
+ * @param {string} password - the owner account's password
+ * @returns {Promise<URL>} the redirect back to the client (`code`, `state`, `iss` in its query)
+ * @throws Error naming the step that did not answer as expected (`login: 401 …`)
+ */
+export async function approveAsOwner(authorizationUrl, password) {
+  const origin = new URL(authorizationUrl).origin;
   const post = (p, cookie, body) =>
-    fetch(`${base}${p}`, {
+    fetch(`${origin}${p}`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin: base },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin },
       body: new URLSearchParams(body).toString(),
     });
-  const loginPage = await fetch(authorize, { redirect: 'manual' });
+  const loginPage = await fetch(authorizationUrl, { redirect: 'manual' });
   const loginHtml = await loginPage.text();
   const login = await post('/authorize/login', cookieOf(loginPage), {
     csrf_token: field(loginHtml, 'csrf_token'),
@@ -75,20 +105,6 @@ export async function obtainToken(base, path, { password, clientName = 'mcppipe 
     });
     location = consent.headers.get('location');
   }
-  const code = location ? new URL(location).searchParams.get('code') : null;
-  if (!code) throw new Error(`no authorization code (location ${String(location)})`);
-  const tokenRes = await fetch(`${base}/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      client_id: clientId,
-      code_verifier: verifier,
-      resource,
-    }).toString(),
-  });
-  if (tokenRes.status !== 200) throw new Error(`token: ${tokenRes.status} ${await tokenRes.text()}`);
-  return { token: (await tokenRes.json()).access_token, clientId };
+  if (!location) throw new Error(`consent: no redirect (status ${consentPage.status})`);
+  return new URL(location);
 }

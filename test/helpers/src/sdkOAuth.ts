@@ -1,6 +1,6 @@
 /**
- * A real v2 SDK OAuth client for gateway tests: an in-memory `OAuthClientProvider` (as a desktop agent
- * implements it) and the owner's browser steps (login, approval) against the authorization server.
+ * A real v2 SDK OAuth client for tests: an in-memory `OAuthClientProvider` (as a desktop agent implements it) and
+ * the owner's browser steps (login, approval) against the authorization server.
  *
  * @module
  */
@@ -13,18 +13,27 @@ import type {
 } from '@modelcontextprotocol/client';
 import { expect } from 'vitest';
 
-/** An in-memory OAuth client provider, as a desktop agent would implement it. */
-export class TestClientProvider implements OAuthClientProvider {
+/**
+ * An in-memory `OAuthClientProvider` for the v2 SDK client, as a desktop agent implements it: dynamic registration
+ * with a loopback redirect, PKCE verifier, discovery state and tokens kept in fields. `redirectToAuthorization`
+ * only records the URL; the test plays the owner's browser with `approveAsOwner` (`@mcppipe/test-utils/oauth-flow`)
+ * and hands the callback to the transport's `finishAuth`.
+ */
+export class MemoryOAuthProvider implements OAuthClientProvider {
   readonly redirectUrl = 'http://127.0.0.1:53682/callback';
   info: StoredOAuthClientInformation | undefined;
   current: StoredOAuthTokens | undefined;
-  readonly history: StoredOAuthTokens[] = [];
+  /** Where the SDK last sent the owner (`/authorize?…`). */
   authorizationUrl: URL | undefined;
-  private verifier = '';
-  private discovery: OAuthDiscoveryState | undefined;
+  #verifier = '';
+  #discovery: OAuthDiscoveryState | undefined;
+
+  /** @param clientName - the `client_name` registered (shown on the consent page) */
+  constructor(readonly clientName = 'mcppipe e2e agent') {}
+
   get clientMetadata(): OAuthClientMetadata {
     return {
-      client_name: 'sdk-flow-test',
+      client_name: this.clientName,
       redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
@@ -42,27 +51,39 @@ export class TestClientProvider implements OAuthClientProvider {
   }
   saveTokens(tokens: StoredOAuthTokens) {
     this.current = tokens;
-    this.history.push(tokens);
   }
   redirectToAuthorization(url: URL) {
     this.authorizationUrl = url;
   }
   saveCodeVerifier(v: string) {
-    this.verifier = v;
+    this.#verifier = v;
   }
   codeVerifier() {
-    return this.verifier;
+    return this.#verifier;
   }
   saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
+    this.#discovery = state;
   }
   discoveryState() {
-    return this.discovery;
+    return this.#discovery;
   }
   invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
     if (scope === 'all' || scope === 'tokens') this.current = undefined;
     if (scope === 'all' || scope === 'client') this.info = undefined;
-    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+    if (scope === 'all' || scope === 'verifier') this.#verifier = '';
+    if (scope === 'all' || scope === 'discovery') this.#discovery = undefined;
+  }
+}
+
+/** {@link MemoryOAuthProvider} registered as `sdk-flow-test`, keeping every token set it was given (`history`). */
+export class TestClientProvider extends MemoryOAuthProvider {
+  readonly history: StoredOAuthTokens[] = [];
+  constructor() {
+    super('sdk-flow-test');
+  }
+  override saveTokens(tokens: StoredOAuthTokens) {
+    super.saveTokens(tokens);
+    this.history.push(tokens);
   }
 }
 

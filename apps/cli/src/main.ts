@@ -1,5 +1,6 @@
 import { isMcpPipeError } from '@mcppipe/errors';
 import yargs from 'yargs';
+import type { Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { closestName } from '@mcppipe/config';
 import { configCommand } from './commands/config.js';
@@ -31,6 +32,20 @@ export function withSuggestions(msg: string): string {
 }
 
 /**
+ * yargs renders a command's whole help text right after starting its handler, only to cache it for a later
+ * `showHelp()`. mcppipe never shows help from a handler (failures print their own message), and for `up` that
+ * rendering (cliui wrapping every flag's description) is CPU on the cold-start path before listening (issue 21).
+ */
+function skipHelpCache(parser: Argv): void {
+  const internal = (parser as unknown as { getInternalMethods?: () => { getUsageInstance(): UsageInstance } })
+    .getInternalMethods;
+  const usage = internal?.call(parser).getUsageInstance();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => undefined;
+}
+
+type UsageInstance = { cacheHelpMessage?: () => void };
+
+/**
  * Runs the CLI: the single error boundary (STYLE.md §9). A `McpPipeError` becomes its message and
  * exit code 2 (usage/config) or 1; anything else is reported as a bug.
  *
@@ -38,7 +53,7 @@ export function withSuggestions(msg: string): string {
  */
 export async function main(argv: readonly string[]): Promise<void> {
   try {
-    await yargs(hideBin([...argv]))
+    const parser = yargs(hideBin([...argv]))
       .scriptName('mcppipe')
       .version(version)
       .command(upCommand)
@@ -52,8 +67,9 @@ export async function main(argv: readonly string[]): Promise<void> {
         if (err && err.name !== 'YError') throw err;
         process.stderr.write(`mcppipe: ${withSuggestions(msg)}\nRun \`mcppipe --help\` for usage.\n`);
         process.exit(exitCodes.usage);
-      })
-      .parseAsync();
+      });
+    skipHelpCache(parser);
+    await parser.parseAsync();
   } catch (err) {
     if (isMcpPipeError(err)) {
       // exit 2: something the user must change (flags, files, environment, the port), as docs/cli.md says

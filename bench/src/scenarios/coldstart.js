@@ -124,24 +124,26 @@ function traceOf(proc) {
   };
 }
 
+/** `mcppipe up` over the demo layout with `front` (the front door's flags), logs as JSON at warn. */
+const upArgs = (layout, ...front) => [
+  CLI,
+  'up',
+  ...front,
+  '--upstreams-file',
+  layout,
+  '--log-format',
+  'json',
+  '--log-level',
+  'warn',
+];
+
 /** mcppipe with the demo layout: spawn → first tools/list that lists all three upstreams. */
 async function mcppipeStart(layout) {
   const port = await freePort();
   const t0 = performance.now();
   const starting = startProcess(
     process.execPath,
-    [
-      CLI,
-      'up',
-      '--upstreams-file',
-      layout,
-      '--port',
-      String(port),
-      '--log-format',
-      'json',
-      '--log-level',
-      'warn',
-    ],
+    upArgs(layout, '--port', String(port)),
     // MCPPIPE_TRACE_STARTUP: mcppipe's own timeline on stderr (ms since its start), read back after the run
     { ready: /serving http:/, timeoutMs: RUN_TIMEOUT_MS, env: { MCPPIPE_TRACE_STARTUP: '1' } },
   );
@@ -211,22 +213,10 @@ async function mcppipeStart(layout) {
 function mcppipeStdioStart(layout) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(
-      process.execPath,
-      [
-        CLI,
-        'up',
-        '--transport',
-        'stdio',
-        '--upstreams-file',
-        layout,
-        '--log-format',
-        'json',
-        '--log-level',
-        'warn',
-      ],
-      { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, MCPPIPE_TRACE_STARTUP: '1' } },
-    );
+    const child = spawn(process.execPath, upArgs(layout, '--transport', 'stdio'), {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, MCPPIPE_TRACE_STARTUP: '1' },
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
     const send = (m) => child.stdin.write(`${JSON.stringify(m)}\n`);

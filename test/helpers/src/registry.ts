@@ -39,26 +39,6 @@ export interface TestRequestOptions {
   maxTotalTimeoutMs?: number;
 }
 
-/** The fields of an upstream snapshot this registry fills (the shape of the supervisor's `UpstreamSnapshot`). */
-export interface TestSnapshot {
-  name: string;
-  spec: { name: string; transport: 'stdio'; command: string; args?: string[]; hub?: boolean };
-  phase: TestPhase;
-  client: Client | undefined;
-  capabilities: Record<string, unknown> | undefined;
-  serverInfo: { name: string; version: string; [key: string]: unknown } | undefined;
-  instructions: string | undefined;
-  protocolVersion: string | undefined;
-  era: 'legacy' | 'modern' | undefined;
-  lastError: string | undefined;
-  lastChangeAt: number;
-  pid: number | undefined;
-  generation: number;
-  connectedVia: 'stdio' | 'streamable-http' | 'sse' | undefined;
-  retryAfterMs: number | undefined;
-  stderrTail: string[];
-}
-
 /** What this registry needs of a snapshot type `S` (the supervisor's `UpstreamSnapshot` has all of it). */
 export interface SnapshotBase {
   name: string;
@@ -68,6 +48,12 @@ export interface SnapshotBase {
   generation: number;
   retryAfterMs: number | undefined;
 }
+
+/**
+ * The default snapshot type: the fields above plus whatever else `blank` fills (every field of the supervisor's
+ * `UpstreamSnapshot`). Tests pass that type instead: `new TestRegistry<UpstreamSnapshot>()`.
+ */
+export type TestSnapshot = SnapshotBase & { [field: string]: unknown };
 
 /** Answers one forwarded request of a fake upstream. */
 export type FakeHandler = (
@@ -173,7 +159,7 @@ export class TestRegistry<S extends SnapshotBase = TestSnapshot> extends EventEm
   }
 
   private blank(name: string, extra: Partial<S>): S {
-    const snapshot: TestSnapshot = {
+    const snapshot = {
       name,
       spec: { name, transport: 'stdio', command: 'fake' },
       phase: 'available',
@@ -252,7 +238,7 @@ export class TestRegistry<S extends SnapshotBase = TestSnapshot> extends EventEm
       ...s,
       client,
       capabilities: client.getServerCapabilities() as Record<string, unknown> | undefined,
-      serverInfo: client.getServerVersion() as TestSnapshot['serverInfo'],
+      serverInfo: client.getServerVersion(),
       instructions: client.getInstructions(),
       protocolVersion: '2025-11-25',
       era: 'legacy',

@@ -52,10 +52,14 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
     stream.on('response', (headers) => {
       const status = Number(headers[':status']);
       res.writeHead(status, endToEndHeaders(headers));
-      // An event stream's headers go out at once (the agent waits for them before the first event); any other
-      // answer's headers leave with its first body chunk, in one write instead of two.
-      if (isEventStream(headers['content-type'])) res.flushHeaders();
       stream.pipe(res);
+      // Headers leave with the first body chunk, in one write instead of two. An event stream's first event may
+      // come much later, and the agent waits for the headers: those are flushed after this turn of the event loop
+      // if no chunk took them along (a no-op when one did).
+      if (isEventStream(headers['content-type']))
+        setImmediate(() => {
+          if (!res.destroyed) res.flushHeaders();
+        });
     });
     // The tunnel dropped or the CLI reset the stream: the call fails, it is never replayed (T6).
     const fail = (): void => {

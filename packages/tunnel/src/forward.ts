@@ -29,6 +29,8 @@ export interface ForwardExchange {
 }
 
 const NO_BODY = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
+const NO_COOKIE = { 'set-cookie': null } as const;
+const NO_COOKIE_NO_LENGTH = { 'set-cookie': null, 'content-length': null } as const;
 
 const isEventStream = (type: string | string[] | undefined): boolean =>
   typeof type === 'string' && type.toLowerCase().startsWith('text/event-stream');
@@ -65,12 +67,17 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
     stream.on('response', (headers) => {
       const status = Number(headers[':status']);
       const through = exchange.transform?.(headers);
-      res.writeHead(status, endToEndHeaders(headers, through ? { 'content-length': null } : undefined));
-      // An event stream's headers go out at once (the agent waits for them before the first event); any other
-      // answer's headers leave with its first body chunk, in one write instead of two.
-      if (isEventStream(headers['content-type'])) res.flushHeaders();
+      // a tunnel never sets cookies on the relay's origin (the path form shares it with the dashboard's session)
+      res.writeHead(status, endToEndHeaders(headers, through ? NO_COOKIE_NO_LENGTH : NO_COOKIE));
       if (through === undefined) stream.pipe(res);
       else stream.pipe(through).pipe(res);
+      // Headers leave with the first body chunk, in one write instead of two. An event stream's first event may
+      // come much later, and the agent waits for the headers: those are flushed after this turn of the event loop
+      // if no chunk took them along (a no-op when one did).
+      if (isEventStream(headers['content-type']))
+        setImmediate(() => {
+          if (!res.destroyed) res.flushHeaders();
+        });
     });
     // The tunnel dropped or the CLI reset the stream: the call fails, it is never replayed (T6).
     const fail = (): void => {

@@ -144,7 +144,7 @@ describe('tunnel round trips (relay ⇄ h2 over one WebSocket ⇄ CLI handler)',
     const down = new Uint8Array(await res.arrayBuffer());
     expect(down.length).toBe(3 * 1024 * 1024);
     expect(sha(down)).toBe(res.headers.get('x-sha'));
-  });
+  }, 30_000); // 4 MB through the relay, h2 and the WebSocket: up to ~6 s on the shared, loaded machine
 
   it('an SSE response streams: the first event arrives before the stream ends', async () => {
     const r = await relay();

@@ -14,6 +14,8 @@ import { EVENT_TYPES, silentLogger, type EventType, type Logger, type McpPipeEve
 export const SCOPE_PATH = '/.mcppipe';
 /** The header the relay sets on its own scope requests (`1`); the relay strips it from public requests. */
 export const RELAY_REQUEST_HEADER = 'x-mcppipe-relay';
+/** The connect metadata key (value `1`) by which a CLI says it serves an event scope; only those are followed. */
+export const SCOPE_METADATA_KEY = 'events';
 
 /** One upstream in a snapshot (`GET /api/tunnels/:id/upstreams`, `GET /api/servers`). */
 export interface UpstreamSnapshot {

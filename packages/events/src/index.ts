@@ -39,6 +39,7 @@ export type { EventsStore } from './store.js';
 export { stateChangedData } from './convert.js';
 export {
   RELAY_REQUEST_HEADER,
+  SCOPE_METADATA_KEY,
   SCOPE_PATH,
   callEventScope,
   followEventScope,

@@ -16,6 +16,7 @@ describe('public surface', () => {
         "JsonFileEventsStore",
         "MemoryEventsStore",
         "RELAY_REQUEST_HEADER",
+        "SCOPE_METADATA_KEY",
         "SCOPE_PATH",
         "ToolPins",
         "TunnelScopes",

@@ -59,6 +59,7 @@ const connection = (request: ScopeRequester, zeroKnowledge = false) => ({
   publicUrl: 'https://laptop--alice.zone/mcp',
   auth: 'oauth',
   zeroKnowledge,
+  servesScope: true,
   connectedAt: 1_000,
   request,
 });

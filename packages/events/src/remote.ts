@@ -14,6 +14,8 @@ import { EVENT_TYPES, silentLogger, type EventType, type Logger, type McpPipeEve
 export const SCOPE_PATH = '/.mcppipe';
 /** The header the relay sets on its own scope requests (`1`); the relay strips it from public requests. */
 export const RELAY_REQUEST_HEADER = 'x-mcppipe-relay';
+/** The connect metadata key (value `1`) by which a CLI says it serves an event scope; only those are followed. */
+export const SCOPE_METADATA_KEY = 'events';
 
 /** One upstream in a snapshot (`GET /api/tunnels/:id/upstreams`, `GET /api/servers`). */
 export interface UpstreamSnapshot {
@@ -183,6 +185,8 @@ export interface FollowOptions {
 export interface FollowedScope {
   /** The last remote event id seen. */
   lastEventId(): string | undefined;
+  /** Whether the remote answered the stream with 200 (an older CLI without a scope answers 404: do not retry). */
+  opened(): boolean;
   /** Settles when the remote stream ended (tunnel gone, or {@link FollowedScope.close}). */
   ended: Promise<void>;
   close(): void;
@@ -209,6 +213,7 @@ export function followEventScope(
   let last = options.lastEventId;
   let stream: Readable | undefined;
   let closed = false;
+  let opened = false;
   const parser = createParser({
     onEvent(message) {
       if (message.id !== undefined) last = message.id;
@@ -227,6 +232,7 @@ export function followEventScope(
     const answer = await request({ path: `${SCOPE_PATH}/events`, headers });
     stream = answer.stream;
     if (closed || answer.status !== 200) return void stream.destroy();
+    opened = true;
     stream.setEncoding('utf8');
     for await (const chunk of stream) parser.feed(chunk as string);
   })().catch((err: unknown) => {
@@ -234,6 +240,7 @@ export function followEventScope(
   });
   return {
     lastEventId: () => last,
+    opened: () => opened,
     ended,
     close() {
       closed = true;

@@ -36,6 +36,11 @@ export interface TunnelConnection {
   publicUrl: string;
   auth: string;
   zeroKnowledge: boolean;
+  /**
+   * The CLI serves an event scope (its connect metadata has `events: "1"`, `SCOPE_METADATA_KEY`); other
+   * tunnels (zero-knowledge, older CLIs, plain `connectTunnel` users) are never sent the relay's own requests.
+   */
+  servesScope: boolean;
   /** Epoch ms. */
   connectedAt: number;
   /** Sends the relay's own requests over this connection. */
@@ -137,7 +142,7 @@ export class TunnelScopes {
       },
       call: async (method, path) => {
         const c = entry.current;
-        if (c === undefined || c.zeroKnowledge) return OFFLINE;
+        if (c === undefined || c.zeroKnowledge || !c.servesScope) return OFFLINE;
         return callEventScope(c.request, method, path).catch(() => OFFLINE);
       },
     };
@@ -153,7 +158,7 @@ export class TunnelScopes {
     entry.follow = follow;
     void follow.ended.then(() => {
       entry.lastRemoteId = follow.lastEventId();
-      if (entry.current !== c || entry.follow !== follow) return;
+      if (entry.current !== c || entry.follow !== follow || !follow.opened()) return;
       entry.follow = undefined;
       const again = setTimeout(
         () => entry.current === c && this.#follow(entry, c),
@@ -176,7 +181,7 @@ export class TunnelScopes {
     entry.current = c;
     entry.summary = summaryOf(c);
     entry.hub.publish('tunnel.connected', { tunnel: c.id, at: c.connectedAt, reason: null });
-    if (c.zeroKnowledge) return;
+    if (c.zeroKnowledge || !c.servesScope) return;
     this.#follow(entry, c);
     const counted = entry;
     void counted.upstreams().then((list) => {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { TunnelScopes, type ScopeRequester } from '@mcppipe/events';
+import { SCOPE_METADATA_KEY, TunnelScopes, type ScopeRequester } from '@mcppipe/events';
 import { AccountStore } from '@mcppipe/oauth';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { TunnelEvent, TunnelRegistry } from '@mcppipe/tunnel';
@@ -63,6 +63,7 @@ export function createTunnelEvents(options: GatewayEventsOptions, accounts: Acco
         publicUrl: tunnel.publicUrl,
         auth: tunnel.metadata[POLICY_KEYS.auth] ?? 'oauth',
         zeroKnowledge: tunnel.zeroKnowledge,
+        servesScope: tunnel.metadata[SCOPE_METADATA_KEY] === '1',
         connectedAt: tunnel.connectedAt,
         request,
       });

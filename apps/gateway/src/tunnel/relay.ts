@@ -50,8 +50,8 @@ export interface RelayDeps {
   /** Set once the provider exists (it needs the relay's resources and owners first). */
   oauth: () => Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
   logger: Logger;
-  /** Options of the relay's exchange capture (issue 19: ring bounds, body cap). */
-  capture?: ExchangeCaptureOptions;
+  /** Options of the relay's exchange capture (issue 19: ring bounds, body cap); false: nothing is recorded. */
+  capture?: ExchangeCaptureOptions | false;
 }
 
 /**
@@ -63,7 +63,7 @@ export interface RelayDeps {
 export function createRelay(deps: RelayDeps): TunnelRelay {
   const { zone, accounts, logger } = deps;
   const seen = new Set<string>();
-  const capture = new ExchangeCapture(deps.capture);
+  const capture = new ExchangeCapture(deps.capture || {});
   const names = new Map<string, string>(); // key names never change; a revoked key never authenticates again
   const keyName = (keyId: string) => {
     let n = names.get(keyId);
@@ -116,7 +116,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
       accounts,
       oauth: oauthProxy,
       logger,
-      capture: { exchanges: capture, keyName },
+      ...(deps.capture !== false && { capture: { exchanges: capture, keyName } }),
     }),
     capture,
     accounts,

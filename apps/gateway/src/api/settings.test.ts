@@ -60,7 +60,10 @@ describe('sessions and the caller', () => {
     const { id, session } = sessions.create('alice');
     const resolve = createCallerResolver({
       apiToken: 'admin-token',
-      accounts: { authenticateKey: (k) => (k === 'mcpp_k' ? { account: 'bob', keyId: 'key_1' } : undefined) },
+      accounts: {
+        authenticateKey: (k) => (k === 'mcpp_k' ? { account: 'bob', keyId: 'key_1' } : undefined),
+        hasAccount: (a) => a !== 'removed',
+      },
       sessions,
     });
     expect(resolve(req({ authorization: 'Bearer admin-token' }))).toEqual({ kind: 'admin' });
@@ -79,6 +82,8 @@ describe('sessions and the caller', () => {
     });
     expect(resolve(req({ cookie, authorization: 'Bearer wrong' }))).toBeUndefined();
     expect(resolve(req({}))).toBeUndefined();
+    const gone = sessions.create('removed');
+    expect(resolve(req({ cookie: `mcppipe_session=${gone.id}` }))).toBeUndefined();
   });
 
   it('asks a session for its CSRF token on state-changing methods only', () => {

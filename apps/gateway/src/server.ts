@@ -9,7 +9,7 @@
 import { createAggregator, createPolicyGate } from '@mcppipe/aggregator';
 import { loadMcpJson, watchConfig } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
-import { AccountStore, createOAuthProvider } from '@mcppipe/oauth';
+import { createOAuthProvider } from '@mcppipe/oauth';
 import type { OAuthProvider } from '@mcppipe/oauth';
 import { Supervisor } from '@mcppipe/supervisor';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
@@ -23,9 +23,9 @@ import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
 import { listenOrExplain } from './listen.js';
 import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js';
-import { zoneConfig } from './tunnel/address.js';
-import { createRelay } from './tunnel/relay.js';
+import { openRelay } from './tunnel/open.js';
 import { createGatewayEvents, eventsSettings } from './events/scope.js';
+import { openSharedState } from './scale/shared.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -62,16 +62,9 @@ export async function startGateway(
     policy: gatewayPolicy(),
     logger,
   });
+  const shared = await openSharedState(options, env, logger); // S1/S2: undefined on one node (the files)
   const late: { oauth?: OAuthProvider } = {}; // the provider needs the relay's resources first
-  const relay =
-    options.tunnelZone === undefined
-      ? undefined
-      : createRelay({
-          zone: zoneConfig(options.tunnelZone, publicUrl),
-          accounts: await AccountStore.open(options.dataDir),
-          oauth: () => late.oauth!,
-          logger,
-        });
+  const relay = await openRelay(options, { publicUrl, shared, oauth: () => late.oauth!, logger });
   const oauth = await createOAuthProvider({
     dataDir: options.dataDir,
     publicUrl,
@@ -85,6 +78,7 @@ export async function startGateway(
         ])
         .concat(relay?.resources() ?? []),
     ...(relay && { owners: relay.owners }),
+    sharedKeys: shared?.signing,
     adminPassword: env['MCPPIPE_ADMIN_PASSWORD'] || undefined,
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,
@@ -115,7 +109,7 @@ export async function startGateway(
     loopbackAliases: aliases,
     ...(relay && { tunnelHook: relay.hook }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
-    ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
+    rateLimit: { max: options.rateLimitPerMinute, shared: shared?.buckets },
     clientLimits: {
       ...(options.clientRequestsPerMinute !== undefined && {
         requestsPerMinute: options.clientRequestsPerMinute,
@@ -134,6 +128,7 @@ export async function startGateway(
 
   const address = await listenOrExplain(app, { host: options.host, port: options.port });
   if (relay) app.server.on('upgrade', relay.onUpgrade);
+  await relay?.cluster?.listen({ host: options.host, port: options.nodePort ?? 3100 }); // S2: peers only
   logger.info(
     { address, publicUrl, tunnelZone: options.tunnelZone, servers: layout.upstreams.map((u) => u.name) },
     `gateway listening on ${address}`,
@@ -171,6 +166,7 @@ export async function startGateway(
       events.close();
       await supervisor.stop().catch(() => {});
       await oauth.close().catch(() => {});
+      await shared?.close().catch(() => {});
       logger.info({}, 'stopped');
       logger.flush();
     })());

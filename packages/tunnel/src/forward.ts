@@ -22,13 +22,10 @@ const NO_BODY = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
 
 /** @internal The body of `TunnelRegistry.forward`: every failure is a rejection, never a synchronous throw. */
 export async function forwardRequest(tunnel: Tunnel | undefined, exchange: ForwardExchange): Promise<void> {
-  const { req, res } = exchange;
+  const { req } = exchange;
   if (tunnel === undefined || !tunnel.live) throw tunnelOffline(tunnel?.subdomain);
   const method = req.method ?? 'GET';
-  const hasBody =
-    !NO_BODY.has(method) ||
-    req.headers['content-length'] !== undefined ||
-    req.headers['transfer-encoding'] !== undefined;
+  const hasBody = requestHasBody(req);
   const stream = tunnel.openStream(
     {
       ...endToEndHeaders(req.headers, exchange.headers),
@@ -38,6 +35,29 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
     },
     !hasBody,
   );
+  return pipeExchange(stream, exchange, hasBody);
+}
+
+/** Whether a public request has a body to stream (a method that carries one, or framing headers). */
+export function requestHasBody(req: IncomingMessage): boolean {
+  return (
+    !NO_BODY.has(req.method ?? 'GET') ||
+    req.headers['content-length'] !== undefined ||
+    req.headers['transfer-encoding'] !== undefined
+  );
+}
+
+/**
+ * @internal Pipes one public exchange through an opened h2 stream (a tunnel's, or a peer node's, S2): the body up,
+ * the answer down (status, end-to-end headers, streamed body); the public client leaving cancels the stream; a
+ * stream that fails before its headers is a 502, after them a cut connection. Resolves when the response closes.
+ */
+export function pipeExchange(
+  stream: http2.ClientHttp2Stream,
+  exchange: ForwardExchange,
+  hasBody: boolean,
+): Promise<void> {
+  const { req, res } = exchange;
   if (hasBody) req.pipe(stream);
   return new Promise<void>((resolve) => {
     const cancel = (): void => {

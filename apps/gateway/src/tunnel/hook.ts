@@ -8,7 +8,7 @@
  */
 import { isMcpPipeError } from '@mcppipe/errors';
 import type { AccountStore, OAuthProvider } from '@mcppipe/oauth';
-import type { Tunnel, TunnelRegistry } from '@mcppipe/tunnel';
+import type { ForwardExchange, Tunnel, TunnelCluster, TunnelRegistry } from '@mcppipe/tunnel';
 import { writeTunnelOffline } from '@mcppipe/tunnel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CREDENTIAL_HEADERS } from '../pipeline/auth.js';
@@ -26,6 +26,16 @@ export interface RelayHookDeps {
   accounts: AccountStore;
   oauth: Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
   logger: Logger;
+  /** Many nodes (S2): tunnels held by other nodes are checked here and forwarded to their owner. */
+  cluster?: TunnelCluster | undefined;
+}
+
+/** A tunnel held here or by another node: its policy source, owner and how to reach it. */
+interface Target {
+  metadata: Readonly<Record<string, string>>;
+  account: string;
+  policy?: TunnelPolicy | string;
+  forward(exchange: ForwardExchange): Promise<void>;
 }
 
 const STRIP = Object.fromEntries(CREDENTIAL_HEADERS.map((h) => [h, null]));
@@ -46,17 +56,29 @@ function unauthorized(reply: FastifyReply, challenge: string, message: string): 
  * @returns the `onRequest` hook
  */
 export function createRelayHook(deps: RelayHookDeps) {
-  const { zone, registry, accounts, oauth, logger } = deps;
-  const policies = new WeakMap<Tunnel, TunnelPolicy | string>();
-  const policyOf = (t: Tunnel): TunnelPolicy | string => {
-    let p = policies.get(t);
-    if (p === undefined) policies.set(t, (p = parsePolicy(t.metadata)));
-    return p;
-  };
-  const find = (a: TunnelAddress): Tunnel | undefined => {
+  const { zone, registry, accounts, oauth, logger, cluster } = deps;
+  const local = new WeakMap<Tunnel, Target>();
+  const policyOf = (t: Target): TunnelPolicy | string => (t.policy ??= parsePolicy(t.metadata));
+  const find = async (a: TunnelAddress): Promise<Target | undefined> => {
     for (const c of a.candidates) {
       const t = registry.lookup(c.subdomain, c.account);
-      if (t !== undefined) return t;
+      if (t === undefined) continue;
+      let target = local.get(t);
+      if (target === undefined)
+        local.set(
+          t,
+          (target = { metadata: t.metadata, account: t.account, forward: (x) => registry.forward(t, x) }),
+        );
+      return target;
+    }
+    for (const c of cluster ? a.candidates : []) {
+      const owner = await cluster!.remoteOwner(c.subdomain, c.account);
+      if (owner !== undefined)
+        return {
+          metadata: owner.metadata,
+          account: owner.account,
+          forward: (x) => cluster!.forward(owner, x),
+        };
     }
     return undefined;
   };
@@ -64,7 +86,7 @@ export function createRelayHook(deps: RelayHookDeps) {
   const authenticate = async (
     req: FastifyRequest,
     reply: FastifyReply,
-    { t, resource }: { t: Tunnel; resource: string },
+    { t, resource }: { t: Target; resource: string },
   ): Promise<boolean> => {
     const policy = policyOf(t);
     if (typeof policy === 'string' || !allowed(policy, req.ip)) {
@@ -98,7 +120,7 @@ export function createRelayHook(deps: RelayHookDeps) {
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const address = tunnelAddress(zone, req.headers.host, req.url);
     if (address === undefined) return undefined;
-    const tunnel = find(address);
+    const tunnel = await find(address);
     if (tunnel === undefined) {
       if (!address.candidates.some((c) => accounts.hasAccount(c.account)))
         return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found: no such tunnel' });
@@ -125,7 +147,7 @@ export function createRelayHook(deps: RelayHookDeps) {
       'x-forwarded-host': address.host,
       'x-forwarded-proto': zone.protocol.slice(0, -1),
     };
-    registry.forward(tunnel, { req: req.raw, res: reply.raw, headers: forwarded }).catch((err: unknown) => {
+    tunnel.forward({ req: req.raw, res: reply.raw, headers: forwarded }).catch((err: unknown) => {
       if (isMcpPipeError(err, 'MCPP_TUNNEL_OFFLINE') && !reply.raw.headersSent)
         return writeTunnelOffline(reply.raw);
       logger.warn({ err: (err as Error).message }, 'tunnel forward failed');

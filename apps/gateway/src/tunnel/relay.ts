@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth';
 import { METADATA_HEADER, TunnelRegistry, refuseUpgrade } from '@mcppipe/tunnel';
+import type { TunnelCluster } from '@mcppipe/tunnel';
 import type { Logger } from '../types.js';
 import type { ZoneConfig } from './address.js';
 import { tunnelBases } from './address.js';
@@ -30,6 +31,8 @@ export interface TunnelRelay {
   owners: ResourceOwners;
   /** The HTTP server's `upgrade` listener. */
   onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Many nodes (S2): ownership records and the node-to-node link; undefined on one node. */
+  cluster: TunnelCluster | undefined;
   close(): Promise<void>;
 }
 
@@ -40,6 +43,8 @@ export interface RelayDeps {
   /** Set once the provider exists (it needs the relay's resources and owners first). */
   oauth: () => Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
   logger: Logger;
+  /** Many nodes (S2): builds the cluster over the relay's registry (see `scale/cluster.ts`). */
+  cluster?: ((registry: TunnelRegistry) => TunnelCluster) | undefined;
 }
 
 /**
@@ -55,8 +60,9 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     publicUrl: (subdomain, account) => `${tunnelBases(zone, `${subdomain}--${account}`).host}/mcp`,
     logger,
     onEvent: (e) => {
-      if (e.type !== 'tunnel.connected') return;
+      if (e.type !== 'tunnel.connected') return void cluster?.release(e.tunnelId, e.subdomain);
       const info = registry.list().find((t) => t.id === e.tunnelId);
+      if (info) void cluster?.claim(info);
       if (info?.metadata[POLICY_KEYS.auth] === 'none')
         logger.warn(
           { account: e.account, subdomain: e.subdomain },
@@ -64,6 +70,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
         );
     },
   });
+  const cluster = deps.cluster?.(registry);
   const stopWatching = accounts.watch(
     () => {
       const ids = accounts.keyIds();
@@ -88,7 +95,8 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
   };
   return {
     registry,
-    hook: createRelayHook({ zone, registry, accounts, oauth: oauthProxy, logger }),
+    hook: createRelayHook({ zone, registry, accounts, oauth: oauthProxy, logger, cluster }),
+    cluster,
     resources: () => [...owned().keys()],
     owners: {
       ownerOf: (resource) => owned().get(resource),
@@ -116,6 +124,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     close: async () => {
       stopWatching();
       await registry.close();
+      await cluster?.close();
     },
   };
 }

@@ -2,7 +2,7 @@
 // `pnpm bench`: every performance scenario of issue 9 in ONE run, each as a ratio against a baseline started in
 // the same run, on 127.0.0.1 only. Prints a table and writes bench/results/<date>.json.
 //
-//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,recovery] [--out DIR] [--profile]
+//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,recovery,r9] [--out DIR] [--profile]
 //
 //   --quick    a smoke run for CI: a few seconds per scenario, the same table (numbers are not meaningful)
 //   --only     run some scenarios (r1 includes r2: they share their processes)
@@ -24,6 +24,7 @@ import { gateway, gatewayRows } from './scenarios/gateway.js';
 import { memory, memoryRows } from './scenarios/memory.js';
 import { overhead, overheadRows } from './scenarios/overhead.js';
 import { recovery, recoveryRows } from './scenarios/recovery.js';
+import { scale, scaleRows } from './scenarios/scale.js';
 
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
@@ -190,6 +191,7 @@ async function main() {
   if (wants('r5')) await step('r5', () => coldstart(cfg, log));
   if (wants('r6')) await step('r6', () => gateway(cfg, log));
   if (wants('recovery')) await step('recovery', () => recovery(cfg, log));
+  if (wants('r9')) await step('r9', () => scale(cfg, log));
   results.machine.loadAverageAtEnd = loadavg().map((x) => +x.toFixed(2));
   results.seconds = (Date.now() - started) / 1000;
 
@@ -201,6 +203,7 @@ async function main() {
     ...(s.r5 ? coldstartRows(s.r5) : []),
     ...(s.r6 ? gatewayRows(s.r6, s.r1?.summary) : []),
     ...(s.recovery ? recoveryRows(s.recovery) : []),
+    ...(s.r9 ? scaleRows(s.r9) : []),
   ];
   for (const [name, message] of Object.entries(results.errors))
     rows.push({ id: name.toUpperCase(), what: `FAILED: ${message.split('\n')[0]}`, value: NaN, unit: '' });

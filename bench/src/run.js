@@ -2,7 +2,7 @@
 // `pnpm bench`: every performance scenario of issue 9 in ONE run, each as a ratio against a baseline started in
 // the same run, on 127.0.0.1 only. Prints a table and writes bench/results/<date>.json.
 //
-//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,r7,r8,r10,recovery] [--out DIR] [--profile]
+//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,r7,r8,r9,r10,recovery] [--out DIR] [--profile]
 //
 //   --quick    a smoke run for CI: a few seconds per scenario, the same table (numbers are not meaningful)
 //   --only     run some scenarios (r1 includes r2: they share their processes)
@@ -27,6 +27,7 @@ import { memory, memoryRows } from './scenarios/memory.js';
 import { overhead, overheadRows } from './scenarios/overhead.js';
 import { recovery, recoveryRows } from './scenarios/recovery.js';
 import { idleTunnelRows, idleTunnels, tunnelCallRows, tunnelCalls } from './scenarios/tunnel.js';
+import { scale, scaleRows } from './scenarios/scale.js';
 
 const argv = process.argv.slice(2);
 const flag = (name) => argv.includes(`--${name}`);
@@ -229,6 +230,7 @@ async function main() {
   if (wants('recovery')) await step('recovery', () => recovery(cfg, log));
   if (wants('r7')) await step('r7', () => tunnelCalls(cfg, log));
   if (wants('r8')) await step('r8', () => idleTunnels(cfg, log));
+  if (wants('r9')) await step('r9', () => scale(cfg, log));
   results.machine.loadAverageAtEnd = loadavg().map((x) => +x.toFixed(2));
   results.seconds = (Date.now() - started) / 1000;
 
@@ -243,6 +245,7 @@ async function main() {
     ...(s.recovery ? recoveryRows(s.recovery) : []),
     ...(s.r7 ? tunnelCallRows(s.r7) : []),
     ...(s.r8 ? idleTunnelRows(s.r8) : []),
+    ...(s.r9 ? scaleRows(s.r9) : []),
   ];
   for (const [name, message] of Object.entries(results.errors))
     rows.push({ id: name.toUpperCase(), what: `FAILED: ${message.split('\n')[0]}`, value: NaN, unit: '' });

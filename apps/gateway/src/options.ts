@@ -33,6 +33,12 @@ export interface GatewayOptions {
   allowedOrigins: string[];
   /** `--tunnel-zone`: turns the tunnel relay on (T4); tunnels answer at `<sub>--<account>.<zone>`. */
   tunnelZone: string | undefined;
+  /** `--redis` / `MCPPIPE_REDIS_URL`: many nodes share state in this Redis (S1, S2). Unset: the files. */
+  redisUrl?: string | undefined;
+  /** `--node-port`: the node-to-node listener of the relay on many nodes (S2). Default 3100. */
+  nodePort?: number;
+  /** `--node-url`: the URL peers reach this node's node-to-node listener at. Default: its address. */
+  nodeUrl?: string | undefined;
   /** Loopback bind without `--public-url`: each loopback spelling is answered as itself (issue 13.4). */
   loopbackAliases?: boolean;
 }
@@ -53,6 +59,9 @@ export interface RawGatewayOptions {
   clientConcurrency?: string | number;
   allowedOrigins?: string;
   tunnelZone?: string;
+  redis?: string;
+  nodePort?: string | number;
+  nodeUrl?: string;
 }
 
 const ZONE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
@@ -67,6 +76,20 @@ function parseZone(raw: string | undefined): string | undefined {
   return zone;
 }
 
+function parsePort(flag: string, raw: string | number): number {
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw usage(`${flag}: "${String(raw)}" is not a port`);
+  return port;
+}
+
+function parseNodeUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const ok = URL.canParse(raw) && new URL(raw).protocol === 'http:';
+  if (!ok) throw usage(`--node-url: "${raw}" is not an http:// URL such as http://10.0.0.5:3100`);
+  return raw.replace(/\/+$/, '');
+}
+
 /**
  * Resolves the options. `--public-url` is required unless the gateway binds a loopback address, where it
  * defaults to `http://<host>:<port>`.
@@ -76,9 +99,7 @@ function parseZone(raw: string | undefined): string | undefined {
  */
 export function resolveGatewayOptions(raw: RawGatewayOptions): GatewayOptions {
   const host = raw.host ?? '127.0.0.1';
-  const port = Number(raw.port ?? 3000);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw usage(`--port: "${String(raw.port)}" is not a port`);
+  const port = parsePort('--port', raw.port ?? 3000);
   let publicUrl: string;
   if (raw.publicUrl) publicUrl = canonicalPublicUrl(raw.publicUrl);
   else if (isLoopbackHost(host) && port !== 0)
@@ -107,5 +128,8 @@ export function resolveGatewayOptions(raw: RawGatewayOptions): GatewayOptions {
     allowedOrigins: parseOrigins(raw.allowedOrigins),
     tunnelZone: parseZone(raw.tunnelZone),
     loopbackAliases: !raw.publicUrl && isLoopbackHost(host),
+    redisUrl: raw.redis || undefined,
+    nodePort: parsePort('--node-port', raw.nodePort ?? 3100),
+    nodeUrl: parseNodeUrl(raw.nodeUrl),
   };
 }

@@ -83,6 +83,7 @@ export function resolveDeps(deps: GatewayDeps) {
         deps.rateLimit?.cacheSize,
         d.DEFAULT_RATE_LIMIT_CACHE_SIZE,
       ),
+      ...(deps.rateLimit?.shared && { shared: deps.rateLimit.shared }),
     },
     clientLimits: {
       requestsPerMinute: positive(

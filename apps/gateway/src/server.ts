@@ -23,10 +23,8 @@ import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
 import { listenOrExplain } from './listen.js';
 import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js';
-import { zoneConfig } from './tunnel/address.js';
-import { gatewayEvents } from './events/tunnels.js';
-import { captureOptions } from './api/exchangesApi.js';
-import { openTunnelRelay } from './api/settingsOpen.js';
+import { openEventsAndRelay } from './api/settingsOpen.js';
+import { openSharedState } from './scale/shared.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -63,21 +61,11 @@ export async function startGateway(
     policy: gatewayPolicy(),
     logger,
   });
+  const shared = await openSharedState(options, env, logger); // S1/S2: undefined on one node (the files)
   const late: { oauth?: OAuthProvider } = {}; // the provider needs the relay's resources first
-  // E1–E4: events, webhooks and tool pins of the configured servers (every list goes through the pins) and tunnels
-  const { events, tunnel: tunnelEvents } = await gatewayEvents(supervisor, { ...options, env, logger });
-  const tunnel =
-    options.tunnelZone === undefined || tunnelEvents === undefined
-      ? undefined
-      : await openTunnelRelay({
-          zone: zoneConfig(options.tunnelZone, publicUrl),
-          accounts: tunnelEvents.accounts,
-          dataDir: options.dataDir,
-          oauth: () => late.oauth!,
-          logger,
-          onTunnelEvent: tunnelEvents.onTunnelEvent,
-          capture: captureOptions(env),
-        });
+  // E1–E4 (events, webhooks, tool pins of the servers and tunnels) and, with --tunnel-zone, the relay (T1–T7)
+  const opts = { ...options, env, logger, publicUrl, shared, oauth: () => late.oauth! };
+  const { events, tunnelEvents, tunnel } = await openEventsAndRelay(supervisor, opts);
   const oauth = await createOAuthProvider({
     dataDir: options.dataDir,
     publicUrl,
@@ -91,6 +79,7 @@ export async function startGateway(
         ])
         .concat(tunnel?.relay.resources() ?? []),
     ...(tunnel && { owners: tunnel.relay.owners }),
+    sharedKeys: shared?.signing,
     adminPassword: env['MCPPIPE_ADMIN_PASSWORD'] || undefined,
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,
@@ -118,7 +107,7 @@ export async function startGateway(
     loopbackAliases: aliases,
     ...(tunnel && tunnelEvents && { tunnelHook: tunnel.relay.hook, tunnelEvents, accountApi: tunnel.api }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
-    ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
+    rateLimit: { max: options.rateLimitPerMinute, shared: shared?.buckets },
     clientLimits: {
       ...(options.clientRequestsPerMinute !== undefined && {
         requestsPerMinute: options.clientRequestsPerMinute,
@@ -137,6 +126,7 @@ export async function startGateway(
 
   const address = await listenOrExplain(app, { host: options.host, port: options.port });
   if (tunnel) app.server.on('upgrade', tunnel.relay.onUpgrade);
+  await tunnel?.relay.cluster?.listen({ host: options.host, port: options.nodePort ?? 3100 }); // S2: peers only
   logger.info(
     { address, publicUrl, tunnelZone: options.tunnelZone, servers: layout.upstreams.map((u) => u.name) },
     `gateway listening on ${address}`,
@@ -171,6 +161,7 @@ export async function startGateway(
       events.close();
       await supervisor.stop().catch(() => {});
       await oauth.close().catch(() => {});
+      await shared?.close().catch(() => {});
       logger.info({}, 'stopped');
       logger.flush();
     })());

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { BucketStore } from '@mcppipe/policy';
 import type { PolicyGate } from '@mcppipe/aggregator';
 import type { TunnelScopes } from '@mcppipe/events';
 import type { AccountStore, BearerVerifier } from '@mcppipe/oauth';
@@ -49,6 +50,11 @@ export interface RateLimitOptions {
   timeWindowMs?: number;
   /** Most IPs remembered (LRU). Default 10 000. */
   cacheSize?: number;
+  /**
+   * Buckets shared by every node (S2, `RedisBucketStore`): the limit holds for all nodes together. Unset: the
+   * in-process LRU of `@fastify/rate-limit`.
+   */
+  shared?: BucketStore;
 }
 
 /** Per-client gate (after auth), keyed by the OAuth `client_id`. */

@@ -16,11 +16,17 @@ import { verify } from '@node-rs/bcrypt';
 import { McpPipeError } from '@mcppipe/errors';
 import { isValidUpstreamName } from '@mcppipe/namespace';
 import { writeFileAtomic } from '@mcppipe/store';
+import type { Collection, Store } from '@mcppipe/store';
 import { hashPassword } from './password.js';
 import { randomSecret } from './secrets.js';
 
 /** The file name of the accounts inside the data directory. */
 export const ACCOUNTS_FILE = 'accounts.json';
+
+/** The store collection, entry and pub/sub channel of the accounts on a shared store (S1). */
+const SHARED = { collection: 'accounts', key: 'all', channel: 'accounts' } as const;
+/** How often a node re-reads shared accounts besides pub/sub (a message lost while Redis restarted). */
+const SHARED_POLL_MS = 1_000;
 
 /** Prefix of every API key (recognisable in logs and secret scanners). */
 const KEY_PREFIX = 'mcpp_';
@@ -76,22 +82,44 @@ export class AccountStore {
   readonly path: string;
   #data: AccountsFile = { version: 1, accounts: {}, keys: {} };
   #digests: { id: string; account: string; digest: Buffer }[] = [];
+  readonly #shared: { store: Store; entries: Collection<AccountsFile> } | undefined;
 
-  private constructor(readonly dataDir: string) {
+  private constructor(
+    readonly dataDir: string,
+    shared?: Store,
+  ) {
     this.path = join(dataDir, ACCOUNTS_FILE);
+    this.#shared = shared && { store: shared, entries: shared.collection<AccountsFile>(SHARED.collection) };
   }
 
   /**
-   * Opens (reads) `<dataDir>/accounts.json`; a missing file is no accounts.
+   * Opens (reads) `<dataDir>/accounts.json`; a missing file is no accounts. With `options.store` (the Redis store
+   * of many nodes, S1) the accounts live there instead, as one entry changed atomically; `accounts.json` is
+   * neither read nor written.
    *
    * @param dataDir - the gateway's data directory (created 0700 when missing)
+   * @param options - `store`: a shared store (the caller closes it)
    * @returns the store
-   * @throws McpPipeError `MCPP_OAUTH_ACCOUNT_INVALID` when the file is not an accounts file
+   * @throws McpPipeError `MCPP_OAUTH_ACCOUNT_INVALID` when the file is not an accounts file;
+   *   `MCPP_STORE_UNAVAILABLE` when the shared store cannot be reached
    */
-  static async open(dataDir: string): Promise<AccountStore> {
-    const store = new AccountStore(dataDir);
+  static async open(dataDir: string, options: { store?: Store | undefined } = {}): Promise<AccountStore> {
+    const store = new AccountStore(dataDir, options.store?.kind === 'redis' ? options.store : undefined);
     await store.reload();
     return store;
+  }
+
+  async #readText(): Promise<string | undefined> {
+    if (this.#shared) {
+      const value = await this.#shared.entries.get(SHARED.key);
+      return value === undefined ? undefined : JSON.stringify(value);
+    }
+    try {
+      return await readFile(this.path, 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      return undefined;
+    }
   }
 
   /**
@@ -100,12 +128,7 @@ export class AccountStore {
    * @returns whether anything changed
    */
   async reload(): Promise<boolean> {
-    let text: string | undefined;
-    try {
-      text = await readFile(this.path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    const text = await this.#readText();
     const next =
       text === undefined ? { version: 1 as const, accounts: {}, keys: {} } : parseFile(text, this.path);
     const changed = JSON.stringify(next) !== JSON.stringify(this.#data);
@@ -119,6 +142,17 @@ export class AccountStore {
   }
 
   async #change(mutate: (data: AccountsFile) => void): Promise<void> {
+    if (this.#shared) {
+      // atomic across nodes; `mutate` is pure (ids and hashes are made before), so a retry is safe
+      await this.#shared.entries.update(SHARED.key, (current) => {
+        const data: AccountsFile = structuredClone(current ?? { version: 1, accounts: {}, keys: {} });
+        mutate(data);
+        return { op: 'set', value: data };
+      });
+      await this.#shared.store.publish(SHARED.channel, 'changed');
+      await this.reload();
+      return;
+    }
     await mkdir(this.dataDir, { recursive: true, mode: 0o700 });
     await this.reload();
     mutate(this.#data);
@@ -262,7 +296,9 @@ export class AccountStore {
 
   /**
    * Watches the file (`fs.watch` on the directory plus a poll) and reloads it on change, so a command run in
-   * another process is seen within `pollIntervalMs`.
+   * another process is seen within `pollIntervalMs`. On a shared store: the `accounts` pub/sub channel (another
+   * node's change is seen at once) plus a poll every `pollIntervalMs` (default 1000) for messages lost while
+   * Redis was away.
    *
    * @param onChange - called after a reload that changed something
    * @param options - `pollIntervalMs` (default 500) and `onError` (an unreadable file keeps the previous data)
@@ -290,6 +326,17 @@ export class AccountStore {
           }
         });
     };
+    if (this.#shared) {
+      // pub/sub for the instant case, a poll for messages lost while Redis was away
+      const timer = setInterval(check, options.pollIntervalMs ?? SHARED_POLL_MS);
+      timer.unref();
+      const unsubscribe = this.#shared.store.subscribe(SHARED.channel, check);
+      unsubscribe.catch(options.onError ?? (() => {}));
+      return () => {
+        clearInterval(timer);
+        void unsubscribe.then((stop) => stop()).catch(() => {});
+      };
+    }
     let dirWatcher: FSWatcher | undefined;
     try {
       dirWatcher = watch(this.dataDir, (_event, file) => {

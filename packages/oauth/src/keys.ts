@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { McpPipeError } from '@mcppipe/errors';
 import { calculateJwkThumbprint, exportJWK, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
 import { fsyncDir } from '@mcppipe/store';
+import type { Collection } from '@mcppipe/store';
 import type { Logger } from './logger.js';
 import { randomSecret } from './secrets.js';
 
@@ -43,6 +44,37 @@ export async function loadOrCreateSigningKey(dataDir: string, logger: Logger): P
   if (pem === undefined) throw corrupt(path, 'it disappeared while being created');
   await checkMode(path, logger);
   return importSigningKey(pem, path);
+}
+
+/** The entry of the shared signing key in a store's `signing` collection (S1). */
+const SHARED_KEY_ENTRY = 'jwt-key';
+
+/**
+ * The one signing key of many nodes (S1, G2): read from a shared store, created there by the first node to boot
+ * (`compareAndSwap` on an absent entry, so two nodes booting together end with one key). Every node signs and
+ * verifies with it, so the JWKS is the same on every node. The store then holds the private key: protect Redis
+ * like the key file (password, TLS, private network).
+ *
+ * @param signing - the store's `signing` collection
+ * @param logger - where to report creation
+ * @returns the imported key
+ * @throws McpPipeError `MCPP_OAUTH_KEY_CORRUPT` when the stored value is not an Ed25519 private key;
+ *   `MCPP_STORE_UNAVAILABLE` when the store cannot be reached
+ */
+export async function loadOrCreateSharedSigningKey(
+  signing: Collection<string>,
+  logger: Logger,
+): Promise<SigningKey> {
+  let pem = await signing.get(SHARED_KEY_ENTRY);
+  if (pem === undefined) {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const fresh = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+    if (await signing.compareAndSwap(SHARED_KEY_ENTRY, { expected: undefined, next: fresh }))
+      logger.info({}, 'created the shared Ed25519 signing key in the store');
+    pem = await signing.get(SHARED_KEY_ENTRY);
+  }
+  if (pem === undefined) throw corrupt('the store', 'the signing key disappeared while being created');
+  return importSigningKey(pem, 'the store');
 }
 
 async function readKeyFile(path: string): Promise<string | undefined> {

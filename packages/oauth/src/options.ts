@@ -1,3 +1,4 @@
+import type { Collection } from '@mcppipe/store';
 import * as D from './defaults.js';
 import { invalidOptions } from './errors.js';
 import type { ResourceOwners } from './authorizeFlow.js';
@@ -30,6 +31,11 @@ export interface OAuthProviderOptions {
    * Default: none (every resource is the admin's).
    */
   owners?: ResourceOwners;
+  /**
+   * Many nodes (S1): the shared store's `signing` collection; the signing key lives there instead of
+   * `jwt-key.pem`, so every node signs with one key and serves one JWKS. Default: the key file.
+   */
+  sharedKeys?: Collection<string> | undefined;
   /** Epoch milliseconds. Default: `Date.now`. */
   clock?: () => number;
   /** pino-compatible logger. Default: silent. Secrets are never logged. */

@@ -16,7 +16,7 @@ import {
   type OAuthHttpResponse,
 } from './http.js';
 import { safeEmitter } from './events.js';
-import { loadOrCreateSigningKey } from './keys.js';
+import { loadOrCreateSharedSigningKey, loadOrCreateSigningKey } from './keys.js';
 import { silentLogger } from './logger.js';
 import { LoginThrottle } from './loginThrottle.js';
 import {
@@ -135,7 +135,9 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
     );
   }
   await mkdir(options.dataDir, { recursive: true, mode: 0o700 });
-  const key = await loadOrCreateSigningKey(options.dataDir, logger);
+  const key = options.sharedKeys
+    ? await loadOrCreateSharedSigningKey(options.sharedKeys, logger)
+    : await loadOrCreateSigningKey(options.dataDir, logger);
   const emit = safeEmitter(options.onEvent);
   const store = await StateStore.open({
     dataDir: options.dataDir,

@@ -37,22 +37,39 @@ const isEventStream = (type: string | string[] | undefined): boolean =>
 
 /** @internal The body of `TunnelRegistry.forward`: every failure is a rejection, never a synchronous throw. */
 export async function forwardRequest(tunnel: Tunnel | undefined, exchange: ForwardExchange): Promise<void> {
-  const { req, res } = exchange;
+  const { req, body } = exchange;
   if (tunnel === undefined || !tunnel.live) throw tunnelOffline(tunnel?.subdomain);
-  const method = req.method ?? 'GET';
-  const { body } = exchange;
-  const hasBody =
-    body !== undefined ||
-    !NO_BODY.has(method) ||
-    req.headers['content-length'] !== undefined ||
-    req.headers['transfer-encoding'] !== undefined;
+  const hasBody = body !== undefined || requestHasBody(req);
   // pseudo-headers first (h2 requires them before the regular ones), then the filtered headers into the same object
   const headers = endToEndHeaders(
     req.headers,
     body === undefined ? exchange.headers : { ...exchange.headers, 'content-length': String(body.length) },
-    { ':method': method, ':path': req.url ?? '/', ':authority': req.headers.host ?? tunnel.subdomain },
+    { ':method': req.method ?? 'GET', ':path': req.url ?? '/', ':authority': req.headers.host ?? tunnel.subdomain },
   );
-  const stream = tunnel.openStream(headers, !hasBody);
+  return pipeExchange(tunnel.openStream(headers, !hasBody), exchange, hasBody);
+}
+
+/** Whether a public request has a body to stream (a method that carries one, or framing headers). */
+export function requestHasBody(req: IncomingMessage): boolean {
+  return (
+    !NO_BODY.has(req.method ?? 'GET') ||
+    req.headers['content-length'] !== undefined ||
+    req.headers['transfer-encoding'] !== undefined
+  );
+}
+
+/**
+ * @internal Pipes one public exchange through an opened h2 stream (a tunnel's, or a peer node's, S2): the body up
+ * (`exchange.body` when the relay read it, else `req`), the answer down (status, end-to-end headers without
+ * `Set-Cookie`, streamed body, `exchange.transform` between); the public client leaving cancels the stream; a
+ * stream that fails before its headers is a 502, after them a cut connection. Resolves when the response closes.
+ */
+export function pipeExchange(
+  stream: http2.ClientHttp2Stream,
+  exchange: ForwardExchange,
+  hasBody: boolean,
+): Promise<void> {
+  const { req, res, body } = exchange;
   if (body !== undefined) stream.end(body);
   else if (hasBody) req.pipe(stream);
   return new Promise<void>((resolve) => {

@@ -7,7 +7,12 @@
 import type { AccountStore } from '@mcppipe/oauth';
 import type { RelayDeps, TunnelRelay } from '../tunnel/relay.js';
 import { createRelay } from '../tunnel/relay.js';
-import { captureRoutes } from './exchangesApi.js';
+import type { UpstreamRegistry } from '@mcppipe/supervisor';
+import { gatewayEvents } from '../events/tunnels.js';
+import type { SharedState } from '../scale/shared.js';
+import { zoneConfig } from '../tunnel/address.js';
+import type { Logger } from '../types.js';
+import { captureOptions, captureRoutes } from './exchangesApi.js';
 import { accountRoutes } from './sessionApi.js';
 import { SessionStore } from './sessionStore.js';
 import { createSettingsEnforcer } from './settingsRelay.js';
@@ -38,4 +43,48 @@ export async function openTunnelRelay(
   const account = accountRoutes({ accounts: deps.accounts, registry: relay.registry, settings, sessions });
   const capture = captureRoutes(relay);
   return { relay, api: { sessions, routes: [account, capture] } };
+}
+
+/** What {@link openEventsAndRelay} needs besides the supervisor. */
+export interface OpenEventsAndRelayOptions {
+  dataDir: string;
+  tunnelZone?: string | undefined;
+  env: NodeJS.ProcessEnv;
+  logger: Logger;
+  publicUrl: string;
+  /** The shared state of many nodes (`--redis`, S1/S2); undefined on one node. */
+  shared: SharedState | undefined;
+  /** Set once the provider exists (it needs the relay's resources first). */
+  oauth: RelayDeps['oauth'];
+}
+
+/**
+ * Opens every event scope of a gateway process (E1–E4: its configured servers' and, with `--tunnel-zone`, the
+ * tunnels') and the relay with its capture, settings and cluster.
+ *
+ * @param supervisor - the supervisor of the configured servers
+ * @param options - see {@link OpenEventsAndRelayOptions}
+ * @returns the gateway's events, the tunnels' events and the relay (both undefined without `--tunnel-zone`)
+ * @throws McpPipeError when the accounts or settings file is not what it should be
+ */
+export async function openEventsAndRelay(supervisor: UpstreamRegistry, options: OpenEventsAndRelayOptions) {
+  const { env, logger, shared } = options;
+  const { events, tunnel: tunnelEvents } = await gatewayEvents(supervisor, {
+    ...options,
+    accountsStore: shared?.store,
+  });
+  const tunnel =
+    options.tunnelZone === undefined || tunnelEvents === undefined
+      ? undefined
+      : await openTunnelRelay({
+          zone: zoneConfig(options.tunnelZone, options.publicUrl),
+          accounts: tunnelEvents.accounts,
+          dataDir: options.dataDir,
+          oauth: options.oauth,
+          logger,
+          onTunnelEvent: tunnelEvents.onTunnelEvent,
+          capture: captureOptions(env),
+          cluster: shared?.cluster,
+        });
+  return { events, tunnelEvents, tunnel };
 }

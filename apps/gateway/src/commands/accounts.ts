@@ -12,19 +12,45 @@ import { readPassword } from './hashPassword.js';
 
 interface Common {
   dataDir: string;
+  redis?: string;
 }
 
 const dataDir = (y: Argv) =>
-  y.option('data-dir', {
-    type: 'string',
-    default: process.env['DATA_DIR'] || './data',
-    describe: 'The gateway state directory (same as the server) [DATA_DIR]',
-  });
+  y
+    .option('data-dir', {
+      type: 'string',
+      default: process.env['DATA_DIR'] || './data',
+      describe: 'The gateway state directory (same as the server) [DATA_DIR]',
+    })
+    .option('redis', {
+      type: 'string',
+      default: process.env['MCPPIPE_REDIS_URL'] || undefined,
+      describe:
+        'The Redis of many nodes (same as the server); every node sees a change at once [MCPPIPE_REDIS_URL]',
+    });
+
+/** Connections to close when the command is done (a Redis client keeps the process alive). */
+const opened: Array<() => Promise<void>> = [];
 
 const store = async (args: Common) => {
   const { AccountStore } = await import('@mcppipe/oauth');
-  return AccountStore.open(args.dataDir);
+  if (!args.redis) return AccountStore.open(args.dataDir);
+  const { openRedisStore } = await import('@mcppipe/store');
+  const shared = await openRedisStore({ url: args.redis });
+  opened.push(() => shared.close());
+  return AccountStore.open(args.dataDir, { store: shared });
 };
+
+/** Runs a command, then closes what it opened. */
+const closing =
+  <A>(fn: (args: A) => Promise<void>) =>
+  async (args: A): Promise<void> => {
+    try {
+      await fn(args);
+    } finally {
+      await Promise.allSettled(opened.splice(0).map((close) => close()));
+    }
+  };
 
 const date = (ms: number) => new Date(ms).toISOString();
 
@@ -41,30 +67,30 @@ export const accountsCommand: CommandModule = {
           a
             .positional('slug', { type: 'string', demandOption: true })
             .option('password-stdin', { type: 'boolean' }),
-        async (args) => {
+        closing(async (args) => {
           if (process.stdin.isTTY && args.passwordStdin) throw usage('--password-stdin: stdin is a terminal');
           const password = await readPassword();
           await (await store(args)).addAccount(args.slug, password);
           process.stderr.write(`account "${args.slug}" added\n`);
-        },
+        }),
       )
       .command<Common>(
         'list',
         'List accounts',
         (a) => a as unknown as Argv<Common>,
-        async (args) => {
+        closing(async (args) => {
           for (const a of (await store(args)).listAccounts())
             process.stdout.write(`${a.slug}\t${date(a.createdAt)}\n`);
-        },
+        }),
       )
       .command<Common & { slug: string }>(
         'remove <slug>',
         'Remove an account and its keys (its live tunnels close)',
         (a) => a.positional('slug', { type: 'string', demandOption: true }),
-        async (args) => {
+        closing(async (args) => {
           await (await store(args)).removeAccount(args.slug);
           process.stderr.write(`account "${args.slug}" removed\n`);
-        },
+        }),
       )
       .demandCommand(1),
   handler: () => {},
@@ -83,29 +109,29 @@ export const keysCommand: CommandModule = {
           a
             .option('account', { type: 'string', demandOption: true, describe: 'Owner account' })
             .option('name', { type: 'string', describe: 'A label for the key' }),
-        async (args) => {
+        closing(async (args) => {
           const { id, key } = await (await store(args)).createKey(args.account, args.name);
           process.stderr.write(`key ${id} created for "${args.account}"; it is shown once:\n`);
           process.stdout.write(`${key}\n`);
-        },
+        }),
       )
       .command<Common & { account?: string }>(
         'list',
         'List keys (ids and names, never the keys)',
         (a) => a.option('account', { type: 'string' }),
-        async (args) => {
+        closing(async (args) => {
           for (const k of (await store(args)).listKeys(args.account))
             process.stdout.write(`${k.id}\t${k.account}\t${k.name ?? ''}\t${date(k.createdAt)}\n`);
-        },
+        }),
       )
       .command<Common & { id: string }>(
         'revoke <id>',
         'Revoke a key (its live tunnels close within a second)',
         (a) => a.positional('id', { type: 'string', demandOption: true }),
-        async (args) => {
+        closing(async (args) => {
           await (await store(args)).revokeKey(args.id);
           process.stderr.write(`key ${args.id} revoked\n`);
-        },
+        }),
       )
       .demandCommand(1),
   handler: () => {},

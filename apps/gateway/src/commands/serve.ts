@@ -79,6 +79,24 @@ export const serveCommand: CommandModule<object, RawGatewayOptions> = {
         describe:
           'Turn on the tunnel relay: tunnels answer at <sub>--<account>.ZONE and <public-url>/t/<sub>--<account> [MCPPIPE_TUNNEL_ZONE]',
       })
+      .option('redis', {
+        type: 'string',
+        default: env('MCPPIPE_REDIS_URL'),
+        describe:
+          'Share state with other nodes in this Redis, e.g. redis://redis:6379 (default: files in --data-dir) [MCPPIPE_REDIS_URL]',
+      })
+      .option('node-port', {
+        type: 'string',
+        default: env('MCPPIPE_NODE_PORT') ?? '3100',
+        describe:
+          'With --redis and --tunnel-zone: port of the node-to-node listener (never expose it publicly) [MCPPIPE_NODE_PORT]',
+      })
+      .option('node-url', {
+        type: 'string',
+        default: env('MCPPIPE_NODE_URL'),
+        describe:
+          'The URL other nodes reach this node-to-node listener at, e.g. http://10.0.0.5:3100 [MCPPIPE_NODE_URL]',
+      })
       .option('client-concurrency', {
         type: 'string',
         default: env('CLIENT_CONCURRENCY'),

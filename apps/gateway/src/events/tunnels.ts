@@ -7,6 +7,7 @@
  */
 import { SCOPE_METADATA_KEY, TunnelScopes, type ScopeRequester } from '@mcppipe/events';
 import { AccountStore } from '@mcppipe/oauth';
+import type { Store } from '@mcppipe/store';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { TunnelEvent, TunnelRegistry } from '@mcppipe/tunnel';
 import { POLICY_KEYS } from '../tunnel/policy.js';
@@ -80,12 +81,19 @@ export function createTunnelEvents(options: GatewayEventsOptions, accounts: Acco
  */
 export async function gatewayEvents(
   supervisor: UpstreamRegistry,
-  options: { dataDir: string; tunnelZone?: string | undefined; env: NodeJS.ProcessEnv; logger: Logger },
+  options: {
+    dataDir: string;
+    tunnelZone?: string | undefined;
+    env: NodeJS.ProcessEnv;
+    logger: Logger;
+    /** Where accounts and keys live on many nodes (`--redis`, S1); default the data directory's file. */
+    accountsStore?: Store | undefined;
+  },
 ): Promise<{ events: GatewayEvents; tunnel: TunnelEvents | undefined }> {
   const settings = eventsSettings(options.env, options.dataDir, options.logger);
   const events = await createGatewayEvents(supervisor, settings);
   if (options.tunnelZone === undefined) return { events, tunnel: undefined };
-  const tunnel = createTunnelEvents(settings, await AccountStore.open(options.dataDir));
+  const tunnel = createTunnelEvents(settings, await AccountStore.open(options.dataDir, { store: options.accountsStore }));
   const close = events.close;
   events.close = () => (close(), tunnel.scopes.close());
   return { events, tunnel };

@@ -7,6 +7,7 @@
  * @module
  */
 import rateLimit from '@fastify/rate-limit';
+import type { BucketStore, TakeOutcome } from '@mcppipe/policy';
 import type { FastifyInstance } from 'fastify';
 import {
   DEFAULT_RATE_LIMIT_CACHE_SIZE,
@@ -32,6 +33,7 @@ export async function registerRateLimit(
     global: false,
     cache: options.cacheSize ?? DEFAULT_RATE_LIMIT_CACHE_SIZE,
   });
+  if (options.shared) return sharedRateLimit(app, { ...options, shared: options.shared }, observer);
   const limiter = app.createRateLimit({
     max: options.max ?? DEFAULT_RATE_LIMIT_MAX,
     timeWindow: options.timeWindowMs ?? DEFAULT_RATE_LIMIT_WINDOW_MS,
@@ -45,6 +47,37 @@ export async function registerRateLimit(
     }
     observer?.('rateLimit', 'reject');
     reply.header('retry-after', String(Math.max(1, result.ttlInSeconds)));
+    return refuse(reply, 429, { code: RPC.serverError, message: 'Too many requests: rate limit exceeded' });
+  });
+}
+
+/** The same limit over buckets shared by every node (S2); while the store is away requests get a clean 503. */
+function sharedRateLimit(
+  app: FastifyInstance,
+  options: RateLimitOptions & { shared: BucketStore },
+  observer?: PipelineObserver,
+): void {
+  const buckets = options.shared;
+  const count = options.max ?? DEFAULT_RATE_LIMIT_MAX;
+  const periodMs = options.timeWindowMs ?? DEFAULT_RATE_LIMIT_WINDOW_MS;
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.url === '/livez') return;
+    let outcome: TakeOutcome;
+    try {
+      outcome = await buckets.take([{ key: `ip:${req.ip}`, count, periodMs, burst: count }], Date.now());
+    } catch {
+      reply.header('retry-after', '1');
+      return refuse(reply, 503, {
+        code: RPC.serverError,
+        message: 'Service unavailable: the shared rate-limit store (Redis) is unreachable; retry shortly',
+      });
+    }
+    if (outcome.ok) {
+      observer?.('rateLimit', 'pass');
+      return;
+    }
+    observer?.('rateLimit', 'reject');
+    reply.header('retry-after', String(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))));
     return refuse(reply, 429, { code: RPC.serverError, message: 'Too many requests: rate limit exceeded' });
   });
 }

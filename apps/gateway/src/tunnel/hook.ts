@@ -10,7 +10,7 @@ import type { ExchangeCapture } from '@mcppipe/capture';
 import { isMcpPipeError } from '@mcppipe/errors';
 import { RELAY_REQUEST_HEADER, SCOPE_PATH } from '@mcppipe/events';
 import type { AccountStore, OAuthProvider } from '@mcppipe/oauth';
-import type { Tunnel, TunnelRegistry } from '@mcppipe/tunnel';
+import type { Tunnel, TunnelCluster, TunnelRegistry } from '@mcppipe/tunnel';
 import { writeTunnelOffline } from '@mcppipe/tunnel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CREDENTIAL_HEADERS } from '../pipeline/auth.js';
@@ -21,7 +21,9 @@ import type { Logger } from '../types.js';
 import type { TunnelAddress, ZoneConfig } from './address.js';
 import { PRM_PREFIX, tunnelAddress } from './address.js';
 import type { TunnelPolicy } from './policy.js';
-import { allowed, parsePolicy } from './policy.js';
+import { parsePolicy } from './policy.js';
+import { createTunnelAuth } from './tunnelAuth.js';
+import type { TunnelTarget as Target } from './tunnelAuth.js';
 
 /** What the hook needs. */
 export interface RelayHookDeps {
@@ -38,21 +40,14 @@ export interface RelayHookDeps {
   };
   /** The owner's stored settings (issue 19): they win over the connect metadata. */
   settings?: SettingsEnforcer;
+  /** Many nodes (S2): a tunnel held by another node is checked here and forwarded to its owner. */
+  cluster?: TunnelCluster | undefined;
 }
 
 const STRIP = Object.fromEntries([...CREDENTIAL_HEADERS, RELAY_REQUEST_HEADER].map((h) => [h, null]));
-const BEARER = /^Bearer +(\S+) *$/i;
-const KEY_CHALLENGE = 'Bearer realm="mcppipe tunnel", error="invalid_token"';
 const PRM_MCP = `${PRM_PREFIX}/mcp`;
 /** Parsed addresses kept per (Host, URL): an agent sends the same pair on every call. Cleared when full. */
 const ADDRESS_CACHE_SIZE = 1_024;
-
-/** Answers 401; `false` = refused (a `FastifyReply` is thenable, so it is never awaited as a value). */
-function unauthorized(reply: FastifyReply, challenge: string, message: string): false {
-  reply.header('www-authenticate', challenge);
-  refuse(reply, 401, { code: RPC.invalidRequest, message });
-  return false;
-}
 
 /**
  * Builds the hook.
@@ -61,7 +56,7 @@ function unauthorized(reply: FastifyReply, challenge: string, message: string): 
  * @returns the `onRequest` hook
  */
 export function createRelayHook(deps: RelayHookDeps) {
-  const { zone, registry, accounts, oauth, logger, settings } = deps;
+  const { zone, registry, accounts, oauth, logger, settings, cluster } = deps;
   const policies = new WeakMap<Tunnel, TunnelPolicy | string>();
   const policyOf = (t: Tunnel): TunnelPolicy | string => {
     const stored = settings?.policy(t);
@@ -70,47 +65,36 @@ export function createRelayHook(deps: RelayHookDeps) {
     if (p === undefined) policies.set(t, (p = parsePolicy(t.metadata)));
     return p;
   };
-  const find = (a: TunnelAddress): Tunnel | undefined => {
+  const local = (t: Tunnel): Target => ({
+    policy: policyOf(t),
+    account: t.account,
+    tunnel: t,
+    send: (req, x) => {
+      const gate = t.zeroKnowledge ? undefined : settings?.gate(t);
+      return gate ? forwardGated(req, x, { registry, tunnel: t, gate }) : registry.forward(t, x);
+    },
+  });
+  const find = async (a: TunnelAddress): Promise<Target | undefined> => {
     for (const c of a.candidates) {
       const t = registry.lookup(c.subdomain, c.account);
-      if (t !== undefined) return t;
+      if (t !== undefined) return local(t);
+    }
+    for (const c of cluster ? a.candidates : []) {
+      const owner = await cluster!.remoteOwner(c.subdomain, c.account);
+      if (owner !== undefined)
+        return {
+          policy: parsePolicy(owner.metadata),
+          account: owner.account,
+          send: (_, x) => cluster!.forward(owner, x),
+        };
     }
     return undefined;
   };
-  /** Allowlist and auth: the caller's name (null: auth `none`) to forward; false when the refusal was sent. */
-  const authenticate = async (
-    req: FastifyRequest,
-    reply: FastifyReply,
-    { t, resource }: { t: Tunnel; resource: string },
-  ): Promise<string | null | false> => {
-    const policy = policyOf(t);
-    if (typeof policy === 'string' || !allowed(policy, req.ip)) {
-      refuse(reply, 403, {
-        code: RPC.invalidRequest,
-        message: "Forbidden: this address is not in the tunnel's IP allowlist",
-      });
-      return false;
-    }
-    if (policy.auth === 'none') return null;
-    const authorization = req.headers.authorization;
-    if (policy.auth === 'api-key') {
-      const key = typeof authorization === 'string' ? BEARER.exec(authorization)?.[1] : undefined;
-      const owner = key === undefined ? undefined : accounts.authenticateKey(key);
-      if (owner?.account === t.account) return deps.capture?.keyName(owner.keyId) ?? owner.keyId;
-      return unauthorized(
-        reply,
-        KEY_CHALLENGE,
-        'Unauthorized: send an API key of the tunnel owner as Bearer',
-      );
-    }
-    const result = await oauth.authenticateBearer(authorization, resource);
-    if (result.ok) return result.authInfo.clientId;
-    return unauthorized(
-      reply,
-      result.wwwAuthenticate,
-      'Unauthorized: send a Bearer access token for this tunnel',
-    );
-  };
+  const authenticate = createTunnelAuth({
+    accounts,
+    oauth,
+    ...(deps.capture && { keyName: deps.capture.keyName }),
+  });
 
   // per-request work done once per (Host, URL): the address parse, its label readings and the resource URL
   const addresses = new Map<string, { address: TunnelAddress; resource: string } | undefined>();
@@ -128,8 +112,8 @@ export function createRelayHook(deps: RelayHookDeps) {
     const parsed = addressOf(req.headers.host, req.url);
     if (parsed === undefined) return undefined;
     const { address, resource } = parsed;
-    const tunnel = find(address);
-    if (tunnel === undefined) {
+    const target = await find(address);
+    if (target === undefined) {
       if (!address.candidates.some((c) => accounts.hasAccount(c.account)))
         return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found: no such tunnel' });
       reply.hijack();
@@ -140,7 +124,7 @@ export function createRelayHook(deps: RelayHookDeps) {
     if (address.path === SCOPE_PATH || address.path.startsWith(`${SCOPE_PATH}/`))
       return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found' });
     if (address.path.startsWith(PRM_MCP) && /^(?:\?|$)/.test(address.path.slice(PRM_MCP.length))) {
-      const policy = policyOf(tunnel);
+      const { policy } = target;
       const doc =
         typeof policy !== 'string' && policy.auth === 'oauth'
           ? oauth.protectedResourceMetadata(resource)
@@ -148,17 +132,19 @@ export function createRelayHook(deps: RelayHookDeps) {
       if (doc === undefined) return reply.code(404).send({ error: 'not_found' });
       return reply.header('cache-control', 'no-store').send(doc);
     }
-    const caller = await authenticate(req, reply, { t: tunnel, resource });
+    const caller = await authenticate(req, reply, { t: target, resource });
     if (caller === false) return reply;
     reply.hijack();
-    const id = `${tunnel.subdomain}--${tunnel.account}`;
-    const { zeroKnowledge } = tunnel;
-    if (deps.capture && req.method === 'POST')
-      deps.capture.exchanges.tap(
-        id,
-        { req: req.raw, res: reply.raw },
-        { caller, zeroKnowledge, captureValues: deps.capture.values?.(id) ?? false },
-      );
+    const { tunnel } = target; // capture is the holding node's (a peer's exchanges are recorded by their owner)
+    if (deps.capture && tunnel && req.method === 'POST') {
+      const id = `${tunnel.subdomain}--${tunnel.account}`;
+      const opts = {
+        caller,
+        zeroKnowledge: tunnel.zeroKnowledge,
+        captureValues: deps.capture.values?.(id) ?? false,
+      };
+      deps.capture.exchanges.tap(id, { req: req.raw, res: reply.raw }, opts);
+    }
     req.raw.url = address.path;
     const forwarded = {
       ...STRIP,
@@ -166,11 +152,7 @@ export function createRelayHook(deps: RelayHookDeps) {
       'x-forwarded-host': address.host,
       'x-forwarded-proto': zone.protocol.slice(0, -1),
     };
-    const exchange = { req: req.raw, res: reply.raw, headers: forwarded };
-    const gate = tunnel.zeroKnowledge ? undefined : settings?.gate(tunnel);
-    const sent = gate
-      ? forwardGated(req, exchange, { registry, tunnel, gate })
-      : registry.forward(tunnel, exchange);
+    const sent = target.send(req, { req: req.raw, res: reply.raw, headers: forwarded });
     sent.catch((err: unknown) => {
       if (isMcpPipeError(err, 'MCPP_TUNNEL_OFFLINE') && !reply.raw.headersSent)
         return writeTunnelOffline(reply.raw);

@@ -14,6 +14,7 @@ import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth
 import { METADATA_HEADER, TunnelRegistry, refuseUpgrade } from '@mcppipe/tunnel';
 import type { TunnelEvent } from '@mcppipe/tunnel';
 import type { SettingsEnforcer } from '../api/settingsRelay.js';
+import type { TunnelCluster } from '@mcppipe/tunnel';
 import type { Logger } from '../types.js';
 import type { ZoneConfig } from './address.js';
 import { tunnelBases } from './address.js';
@@ -42,6 +43,8 @@ export interface TunnelRelay {
   keyName(keyId: string): string;
   /** The HTTP server's `upgrade` listener. */
   onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Many nodes (S2): ownership records and the node-to-node link; undefined on one node. */
+  cluster: TunnelCluster | undefined;
   close(): Promise<void>;
 }
 
@@ -58,6 +61,8 @@ export interface RelayDeps {
   capture?: ExchangeCaptureOptions | false;
   /** The owners' stored tunnel settings (issue 19), enforced by the hook. */
   settings?: SettingsEnforcer;
+  /** Many nodes (S2): builds the cluster over the relay's registry (see `scale/cluster.ts`). */
+  cluster?: ((registry: TunnelRegistry) => TunnelCluster) | undefined;
 }
 
 /**
@@ -83,9 +88,10 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     logger,
     onEvent: (e) => {
       deps.onTunnelEvent?.(e, registry);
-      if (e.type !== 'tunnel.connected') return;
+      if (e.type !== 'tunnel.connected') return void cluster?.release(e.tunnelId, e.subdomain);
       seen.add(`${e.subdomain}--${e.account}`);
       const info = registry.list().find((t) => t.id === e.tunnelId);
+      if (info) void cluster?.claim(info);
       if (info?.metadata[POLICY_KEYS.auth] === 'none')
         logger.warn(
           { account: e.account, subdomain: e.subdomain },
@@ -93,6 +99,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
         );
     },
   });
+  const cluster = deps.cluster?.(registry);
   const stopWatching = accounts.watch(
     () => {
       const ids = accounts.keyIds();
@@ -124,14 +131,20 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
       oauth: oauthProxy,
       logger,
       ...(deps.capture !== false && {
-        capture: { exchanges: capture, keyName, values: (id: string) => deps.settings?.captureValues(id) ?? false },
+        capture: {
+          exchanges: capture,
+          keyName,
+          values: (id: string) => deps.settings?.captureValues(id) ?? false,
+        },
       }),
       ...(deps.settings && { settings: deps.settings }),
+      cluster,
     }),
     capture,
     accounts,
     seen: (id) => seen.has(id),
     keyName,
+    cluster,
     resources: () => [...owned().keys()],
     owners: {
       ownerOf: (resource) => owned().get(resource),
@@ -159,6 +172,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     close: async () => {
       stopWatching();
       await registry.close();
+      await cluster?.close();
     },
   };
 }

@@ -1,0 +1,79 @@
+/**
+ * The tunnel's allowlist and auth mode at the relay (DESIGN.md T5): `none`, `api-key` (a key of the owner account)
+ * or `oauth` (a token of the gateway's authorization server with the tunnel's `/mcp` as audience). Used for tunnels
+ * held here and by other nodes (S2).
+ *
+ * @module
+ */
+import type { AccountStore, OAuthProvider } from '@mcppipe/oauth';
+import type { ForwardExchange, Tunnel } from '@mcppipe/tunnel';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { RPC, refuse } from '../pipeline/rpcError.js';
+import type { TunnelPolicy } from './policy.js';
+import { allowed } from './policy.js';
+
+/** A tunnel held here (`tunnel`) or by another node: its policy, owner and how to send it an exchange. */
+export interface TunnelTarget {
+  policy: TunnelPolicy | string;
+  account: string;
+  tunnel?: Tunnel;
+  send(req: FastifyRequest, exchange: ForwardExchange): Promise<void>;
+}
+
+const BEARER = /^Bearer +(\S+) *$/i;
+const KEY_CHALLENGE = 'Bearer realm="mcppipe tunnel", error="invalid_token"';
+
+/** Answers 401; `false` = refused (a `FastifyReply` is thenable, so it is never awaited as a value). */
+function unauthorized(reply: FastifyReply, challenge: string, message: string): false {
+  reply.header('www-authenticate', challenge);
+  refuse(reply, 401, { code: RPC.invalidRequest, message });
+  return false;
+}
+
+/**
+ * Builds the check.
+ *
+ * @param deps - the accounts (API keys), the authorization server, and the key names callers are recorded by
+ * @returns `authenticate(req, reply, { t, resource })`: the caller's name (null for auth `none`) to forward, or
+ *   false when the refusal (403 outside the allowlist, 401 with the mode's challenge) was sent
+ */
+export function createTunnelAuth(deps: {
+  accounts: Pick<AccountStore, 'authenticateKey'>;
+  oauth: Pick<OAuthProvider, 'authenticateBearer'>;
+  keyName?: (keyId: string) => string;
+}) {
+  const { accounts, oauth } = deps;
+  return async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    { t, resource }: { t: TunnelTarget; resource: string },
+  ): Promise<string | null | false> => {
+    const { policy } = t;
+    if (typeof policy === 'string' || !allowed(policy, req.ip)) {
+      refuse(reply, 403, {
+        code: RPC.invalidRequest,
+        message: "Forbidden: this address is not in the tunnel's IP allowlist",
+      });
+      return false;
+    }
+    if (policy.auth === 'none') return null;
+    const authorization = req.headers.authorization;
+    if (policy.auth === 'api-key') {
+      const key = typeof authorization === 'string' ? BEARER.exec(authorization)?.[1] : undefined;
+      const owner = key === undefined ? undefined : accounts.authenticateKey(key);
+      if (owner?.account === t.account) return deps.keyName?.(owner.keyId) ?? owner.keyId;
+      return unauthorized(
+        reply,
+        KEY_CHALLENGE,
+        'Unauthorized: send an API key of the tunnel owner as Bearer',
+      );
+    }
+    const result = await oauth.authenticateBearer(authorization, resource);
+    if (result.ok) return result.authInfo.clientId;
+    return unauthorized(
+      reply,
+      result.wwwAuthenticate,
+      'Unauthorized: send a Bearer access token for this tunnel',
+    );
+  };
+}

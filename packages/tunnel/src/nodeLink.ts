@@ -1,0 +1,161 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import http2 from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import type { TunnelOwner } from './cluster.js';
+import { tunnelOffline } from './errors.js';
+import type { ForwardExchange } from './forward.js';
+import { pipeExchange, requestHasBody } from './forward.js';
+import { endToEndHeaders } from './headers.js';
+import { writeTunnelOffline } from './offline.js';
+import type { TunnelRegistry } from './registry.js';
+import type { Logger } from './types.js';
+
+/** Node-to-node request headers (S2): the shared secret and the tunnel the request is for. */
+export const NODE_SECRET_HEADER = 'x-mcppipe-node-secret';
+const NODE_TUNNEL_HEADER = 'x-mcppipe-node-tunnel';
+const NODE_ACCOUNT_HEADER = 'x-mcppipe-node-account';
+const STRIP_NODE = { [NODE_SECRET_HEADER]: null, [NODE_TUNNEL_HEADER]: null, [NODE_ACCOUNT_HEADER]: null };
+
+interface NodeLinkOptions {
+  secret: string;
+  registry: TunnelRegistry;
+  connectTimeoutMs: number;
+  logger: Logger;
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+/**
+ * @internal The HTTP/2 link between relay nodes (cleartext h2 on the internal network, S2): a listener that
+ * accepts forwarded requests carrying the shared secret (compared in constant time) and streams them into a local
+ * tunnel, and a client with one cached session per peer.
+ */
+export class NodeLink {
+  readonly #o: NodeLinkOptions;
+  readonly #secret: Buffer;
+  readonly #sessions = new Map<string, Promise<http2.ClientHttp2Session>>();
+  #server: http2.Http2Server | undefined;
+  readonly #accepted = new Set<http2.ServerHttp2Session>();
+
+  constructor(options: NodeLinkOptions) {
+    this.#o = options;
+    this.#secret = digest(options.secret);
+  }
+
+  #authorized(value: string | string[] | undefined): boolean {
+    return typeof value === 'string' && timingSafeEqual(digest(value), this.#secret);
+  }
+
+  /** Starts the listener; resolves with its URL. */
+  async listen(where: { host: string; port: number }): Promise<string> {
+    const server = http2.createServer({}, (req, res) => this.#accept(req, res));
+    server.on('sessionError', () => {});
+    server.on('session', (session) => {
+      this.#accepted.add(session);
+      session.once('close', () => this.#accepted.delete(session));
+    });
+    this.#server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(where.port, where.host, () => resolve());
+    });
+    const a = server.address() as AddressInfo;
+    return `http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`;
+  }
+
+  #accept(req: http2.Http2ServerRequest, res: http2.Http2ServerResponse): void {
+    req.on('error', () => {});
+    if (!this.#authorized(req.headers[NODE_SECRET_HEADER])) {
+      this.#o.logger.warn({ from: req.socket.remoteAddress }, 'node link: request without the node secret');
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: 'MCPP_TUNNEL_REFUSED', message: 'node secret required' } }));
+      return;
+    }
+    const tunnel = this.#o.registry.lookup(
+      String(req.headers[NODE_TUNNEL_HEADER] ?? ''),
+      String(req.headers[NODE_ACCOUNT_HEADER] ?? ''),
+    );
+    const raw = req as unknown as IncomingMessage;
+    const out = res as unknown as ServerResponse;
+    raw.headers.host = req.authority;
+    this.#o.registry.forward(tunnel, { req: raw, res: out, headers: STRIP_NODE }).catch(() => {
+      if (!res.headersSent) writeTunnelOffline(out);
+      else res.destroy();
+    });
+  }
+
+  #session(url: string): Promise<http2.ClientHttp2Session> {
+    let pending = this.#sessions.get(url);
+    if (pending !== undefined) return pending;
+    pending = new Promise<http2.ClientHttp2Session>((resolve, reject) => {
+      const session = http2.connect(url);
+      const forget = (): void => {
+        if (this.#sessions.get(url) === pending) this.#sessions.delete(url);
+      };
+      const timer = setTimeout(() => {
+        session.destroy();
+        reject(new Error(`connecting to ${url} timed out`));
+      }, this.#o.connectTimeoutMs);
+      session.once('connect', () => {
+        clearTimeout(timer);
+        resolve(session);
+      });
+      session.on('error', (err) => {
+        clearTimeout(timer);
+        forget();
+        reject(err);
+      });
+      session.on('close', forget);
+      session.on('goaway', forget);
+    });
+    pending.catch(() => {});
+    this.#sessions.set(url, pending);
+    return pending;
+  }
+
+  /** Forwards an exchange to the owner node; rejects with `MCPP_TUNNEL_OFFLINE` when it cannot be reached. */
+  async forward(owner: TunnelOwner, exchange: ForwardExchange): Promise<void> {
+    const { req } = exchange;
+    const hasBody = requestHasBody(req);
+    let stream: http2.ClientHttp2Stream;
+    try {
+      const session = await this.#session(owner.url);
+      stream = session.request(
+        {
+          ...endToEndHeaders(req.headers, exchange.headers),
+          ':method': req.method ?? 'GET',
+          ':path': req.url ?? '/',
+          ':authority': req.headers.host ?? owner.subdomain,
+          [NODE_SECRET_HEADER]: this.#o.secret,
+          [NODE_TUNNEL_HEADER]: owner.subdomain,
+          [NODE_ACCOUNT_HEADER]: owner.account,
+        },
+        { endStream: !hasBody },
+      );
+    } catch (err) {
+      this.#o.logger.warn(
+        { node: owner.node, err: (err as Error).message },
+        'owner node unreachable: tunnel offline',
+      );
+      throw Object.assign(tunnelOffline(owner.subdomain), { cause: err });
+    }
+    return pipeExchange(stream, exchange, hasBody);
+  }
+
+  /** Closes the listener and every peer session. */
+  async close(): Promise<void> {
+    for (const pending of this.#sessions.values())
+      void pending.then(
+        (s) => s.destroy(),
+        () => {},
+      );
+    this.#sessions.clear();
+    const server = this.#server;
+    if (server === undefined) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      for (const session of this.#accepted) session.destroy(); // open h2 sessions keep a server open
+    });
+  }
+}

@@ -107,7 +107,12 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     const accounts = tunnelEvents?.accounts;
     const resolveCaller = createCallerResolver({ apiToken, accounts, sessions: accountApi?.sessions });
     const tunnels = tunnelEvents?.scopes;
-    const served = { resolveCaller, events: apiToken ? events : undefined, tunnels, routes: accountApi?.routes };
+    const served = {
+      resolveCaller,
+      events: apiToken ? events : undefined,
+      tunnels,
+      routes: accountApi?.routes,
+    };
     await app.register(async (api) => apiRoutes(api, served));
   }
   return app;

@@ -44,7 +44,11 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
   const headers = endToEndHeaders(
     req.headers,
     body === undefined ? exchange.headers : { ...exchange.headers, 'content-length': String(body.length) },
-    { ':method': req.method ?? 'GET', ':path': req.url ?? '/', ':authority': req.headers.host ?? tunnel.subdomain },
+    {
+      ':method': req.method ?? 'GET',
+      ':path': req.url ?? '/',
+      ':authority': req.headers.host ?? tunnel.subdomain,
+    },
   );
   return pipeExchange(tunnel.openStream(headers, !hasBody), exchange, hasBody);
 }

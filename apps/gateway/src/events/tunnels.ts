@@ -93,7 +93,10 @@ export async function gatewayEvents(
   const settings = eventsSettings(options.env, options.dataDir, options.logger);
   const events = await createGatewayEvents(supervisor, settings);
   if (options.tunnelZone === undefined) return { events, tunnel: undefined };
-  const tunnel = createTunnelEvents(settings, await AccountStore.open(options.dataDir, { store: options.accountsStore }));
+  const tunnel = createTunnelEvents(
+    settings,
+    await AccountStore.open(options.dataDir, { store: options.accountsStore }),
+  );
   const close = events.close;
   events.close = () => (close(), tunnel.scopes.close());
   return { events, tunnel };

@@ -113,7 +113,7 @@ export async function startGateway(
     trustedProxies: options.trustedProxies,
     allowedOrigins: options.allowedOrigins,
     loopbackAliases: aliases,
-    ...(relay && { tunnelHook: relay.hook }),
+    ...(relay && { tunnelHook: relay.hook, tunnelZone: options.tunnelZone }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
     clientLimits: {

@@ -123,6 +123,10 @@ export interface GatewayDeps {
    * before the Host guard, CORS and auth, and answers every request addressed to a tunnel itself.
    */
   tunnelHook?: (req: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+  /** The tunnel zone (`--tunnel-zone`): its apex is an allowed `Host` on a loopback bind (the dashboard, D1). */
+  tunnelZone?: string;
+  /** The built dashboard to serve at `/dashboard/` (DESIGN.md D3). Default: `dist/dashboard` when present. */
+  dashboardDir?: string;
   /** Stage observer for tests. */
   observer?: PipelineObserver;
   /** The events of the configured servers (E1–E4); with `apiToken`, `/api/*` is served. */

@@ -67,7 +67,11 @@ export const api = {
     ),
   exchange: (id: string, eid: string) => call<ExchangeDetail>('GET', `${t(id)}/exchanges/${e(eid)}`),
   replay: (id: string, eid: string, request: unknown) =>
-    call<ExchangeSummary>('POST', `${t(id)}/exchanges/${e(eid)}/replay`, { request }),
+    call<ExchangeSummary>(
+      'POST',
+      `${t(id)}/exchanges/${e(eid)}/replay`,
+      request === undefined ? {} : { request },
+    ),
   stats: (id: string, window: string) =>
     call<{ window: string; tools: ToolStats[] }>('GET', `${t(id)}/stats?window=${e(window)}`),
   star: (id: string, name: string, on: boolean) =>

@@ -3,7 +3,7 @@
  * obtain access tokens through the real OAuth flow (DCR, PKCE, owner login, approval, token), read the
  * child's memory, and speak raw HTTP where a client library would hide what is being tested.
  */
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -108,6 +108,29 @@ export async function startGateway(args: string[], env: NodeJS.ProcessEnv = {}):
  */
 export function obtainToken(base: string, path: string): Promise<{ token: string; clientId: string }> {
   return obtainOwnerToken(base, path, { password: OWNER_PASSWORD, clientName: 'e2e agent' });
+}
+
+/**
+ * Runs one `mcppipe-gateway` command (`accounts add`, `keys create`, …) to completion.
+ *
+ * @param args - the command and its flags
+ * @param stdin - what to write to its standard input (a password for `--password-stdin`)
+ * @returns the exit code and both outputs
+ */
+export function gatewayCommand(
+  args: string[],
+  stdin?: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [gatewayCliPath, ...args],
+      { timeout: 60_000 },
+      (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+    child.stdin!.end(stdin ?? '');
+  });
 }
 
 /** Resident set size of a process in KiB (Linux `/proc`). */

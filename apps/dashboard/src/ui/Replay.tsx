@@ -6,13 +6,14 @@ import { go } from '../hooks.js';
 import type { ExchangeDetail, TunnelInfo } from '../types.js';
 
 export function Replay({ tunnel, exchange }: { tunnel: TunnelInfo; exchange: ExchangeDetail }) {
-  const [text, setText] = useState(() => JSON.stringify(exchange.request, null, 2));
+  const original = JSON.stringify(exchange.request, null, 2);
+  const [text, setText] = useState(original);
   const [error, setError] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const send = async () => {
-    let request: unknown;
+    let request: unknown; // unedited: none, so the relay replays the original (its values were redacted here)
     try {
-      request = JSON.parse(text);
+      request = text === original ? undefined : JSON.parse(text);
     } catch (err) {
       return setError(`The copy is not valid JSON: ${(err as Error).message}`);
     }

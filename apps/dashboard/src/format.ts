@@ -62,6 +62,6 @@ export function clock(at: string | number | null | undefined): string {
 }
 
 /** `upstream__tool` from a stats row (its name may be exposed already). */
-export function exposedName(upstream: string, name: string): string {
+export function exposedName(upstream: string | null, name: string): string {
   return !upstream || name.startsWith(`${upstream}__`) ? name : `${upstream}__${name}`;
 }

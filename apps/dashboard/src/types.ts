@@ -38,7 +38,8 @@ export type ExchangeStatus = string | number;
 export interface ExchangeSummary {
   id: string;
   at: string;
-  caller: string;
+  /** The API key's or OAuth client's name; null on a tunnel without auth. */
+  caller: string | null;
   method: string | null;
   name: string | null;
   upstream: string | null;
@@ -59,7 +60,8 @@ export interface ExchangeDetail extends ExchangeSummary {
 
 /** One tool of `GET /api/tunnels/:id/stats?window=…`. */
 export interface ToolStats {
-  upstream: string;
+  /** null when the tool name is not namespaced (a single-upstream tunnel). */
+  upstream: string | null;
   name: string;
   calls: number;
   errors: number;

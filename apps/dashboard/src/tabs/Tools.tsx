@@ -10,7 +10,7 @@ const WINDOWS = ['1h', '24h'] as const;
 
 function groups(tools: ToolStats[]): [string, ToolStats[]][] {
   const by = new Map<string, ToolStats[]>();
-  for (const t of tools) by.set(t.upstream, [...(by.get(t.upstream) ?? []), t]);
+  for (const t of tools) by.set(t.upstream ?? '', [...(by.get(t.upstream ?? '') ?? []), t]);
   const order = (a: ToolStats, b: ToolStats) =>
     Number(b.pinned) - Number(a.pinned) || a.name.localeCompare(b.name);
   return [...by.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([u, ts]) => [u, ts.sort(order)]);

@@ -24,7 +24,7 @@ export function ExchangeTable({ tunnel, rows }: { tunnel: TunnelInfo; rows: Exch
             <td>
               <a href={href({ tunnel: tunnel.id, tab: 'inspector', exchange: x.id })}>{clock(x.at)}</a>
             </td>
-            <td>{x.caller}</td>
+            <td>{x.caller ?? '–'}</td>
             <td>{x.method ?? '–'}</td>
             <td class="mono">
               {x.name ?? ''}

@@ -21,7 +21,7 @@ export function LiveFilterBar({ tunnel, rows, filters, onChange }: Props) {
       () => setKnown([]),
     );
   }, [tunnel.id]);
-  const choose = (field: keyof LiveFilters, all: string[], label: string) => (
+  const choose = (field: keyof LiveFilters, all: (string | null)[], label: string) => (
     <label>
       {label}
       <select
@@ -40,8 +40,12 @@ export function LiveFilterBar({ tunnel, rows, filters, onChange }: Props) {
   );
   return (
     <div class="filters">
-      {choose('upstream', [...known, ...rows.map((r) => r.upstream)].filter(Boolean) as string[], 'Upstream')}
-      {choose('method', rows.map((r) => r.method).filter(Boolean) as string[], 'Method')}
+      {choose('upstream', [...known, ...rows.map((r) => r.upstream)], 'Upstream')}
+      {choose(
+        'method',
+        rows.map((r) => r.method),
+        'Method',
+      )}
       <label>
         Status
         <select

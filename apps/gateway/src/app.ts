@@ -19,6 +19,7 @@ import { registerRateLimit } from './pipeline/rateLimit.js';
 import { RPC, refuse } from './pipeline/rpcError.js';
 import { EndpointHosts } from './proxy/hosts.js';
 import { resolveDeps } from './resolve.js';
+import { createCallerResolver } from './api/caller.js';
 import { apiRoutes } from './routes/api.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
@@ -107,7 +108,11 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   if (d.oauthRoutes) await app.register(d.oauthRoutes);
   const dashboard = d.dashboardDir ?? bundledDashboardDir();
   if (dashboard !== undefined) await app.register(async (ui) => dashboardRoutes(ui, dashboard));
-  const { events, apiToken } = d;
-  if (events && apiToken) await app.register(async (api) => apiRoutes(api, events, apiToken));
+  const { events, apiToken, tunnelEvents } = d;
+  if ((events && apiToken) || tunnelEvents) {
+    const resolveCaller = createCallerResolver({ apiToken, accounts: tunnelEvents?.accounts });
+    const served = { resolveCaller, events: apiToken ? events : undefined, tunnels: tunnelEvents?.scopes };
+    await app.register(async (api) => apiRoutes(api, served));
+  }
   return app;
 }

@@ -9,7 +9,7 @@
 import { createAggregator, createPolicyGate } from '@mcppipe/aggregator';
 import { loadMcpJson, watchConfig } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
-import { AccountStore, createOAuthProvider } from '@mcppipe/oauth';
+import { createOAuthProvider } from '@mcppipe/oauth';
 import type { OAuthProvider } from '@mcppipe/oauth';
 import { Supervisor } from '@mcppipe/supervisor';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
@@ -25,7 +25,7 @@ import { listenOrExplain } from './listen.js';
 import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js';
 import { zoneConfig } from './tunnel/address.js';
 import { createRelay } from './tunnel/relay.js';
-import { createGatewayEvents, eventsSettings } from './events/scope.js';
+import { gatewayEvents } from './events/tunnels.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -63,14 +63,17 @@ export async function startGateway(
     logger,
   });
   const late: { oauth?: OAuthProvider } = {}; // the provider needs the relay's resources first
+  // E1–E4: events, webhooks and tool pins of the configured servers (every list goes through the pins) and tunnels
+  const { events, tunnel } = await gatewayEvents(supervisor, { ...options, env, logger });
   const relay =
-    options.tunnelZone === undefined
+    options.tunnelZone === undefined || tunnel === undefined
       ? undefined
       : createRelay({
           zone: zoneConfig(options.tunnelZone, publicUrl),
-          accounts: await AccountStore.open(options.dataDir),
+          accounts: tunnel.accounts,
           oauth: () => late.oauth!,
           logger,
+          onTunnelEvent: tunnel.onTunnelEvent,
         });
   const oauth = await createOAuthProvider({
     dataDir: options.dataDir,
@@ -90,16 +93,13 @@ export async function startGateway(
     logger,
   });
   late.oauth = oauth;
-  // E1–E4: events, webhooks and tool pins of the configured servers; every list goes through the pins
-  const events = await createGatewayEvents(supervisor, eventsSettings(env, options.dataDir, logger));
-  const registry = events.registry;
   const apiToken = env['MCPPIPE_API_TOKEN'] || undefined;
   // One gate for /mcp, /hub and every /servers/<name>/mcp (P3): shared rules and buckets, swapped on reload.
   const policy = createPolicyGate({ policy: layoutPolicy(layout), logger });
-  const hub = createHub({ registry, logger, policy });
-  const aggregator = createAggregator({ registry, mode: 'aggregate', logger, policy });
+  const hub = createHub({ registry: events.registry, logger, policy });
+  const aggregator = createAggregator({ registry: events.registry, mode: 'aggregate', logger, policy });
   const app = await buildApp({
-    registry,
+    registry: events.registry,
     events,
     ...(apiToken !== undefined && { apiToken }),
     verifier: oauth,
@@ -113,7 +113,7 @@ export async function startGateway(
     trustedProxies: options.trustedProxies,
     allowedOrigins: options.allowedOrigins,
     loopbackAliases: aliases,
-    ...(relay && { tunnelHook: relay.hook, tunnelZone: options.tunnelZone }),
+    ...(relay && tunnel && { tunnelHook: relay.hook, tunnelEvents: tunnel, tunnelZone: options.tunnelZone }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
     clientLimits: {

@@ -5,7 +5,8 @@
  * @module
  */
 import type { PolicyGate } from '@mcppipe/aggregator';
-import type { BearerVerifier } from '@mcppipe/oauth';
+import type { TunnelScopes } from '@mcppipe/events';
+import type { AccountStore, BearerVerifier } from '@mcppipe/oauth';
 import type { GatewayEvents } from './events/scope.js';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
@@ -131,8 +132,12 @@ export interface GatewayDeps {
   observer?: PipelineObserver;
   /** The events of the configured servers (E1–E4); with `apiToken`, `/api/*` is served. */
   events?: GatewayEvents;
-  /** The admin API token (`MCPPIPE_API_TOKEN`): `/api/*` answers only `Authorization: Bearer <it>`. */
+  /** The admin API token (`MCPPIPE_API_TOKEN`): `/api/servers*` and `/api/webhooks*` answer `Bearer <it>`. */
   apiToken?: string;
+  /**
+   * The relay's per-tunnel event scopes and the accounts whose API keys open `/api/tunnels*` (`--tunnel-zone`, E2).
+   */
+  tunnelEvents?: { scopes: TunnelScopes; accounts: Pick<AccountStore, 'authenticateKey'> };
   /** Clock for the per-client gate, in epoch ms. Default `Date.now`. */
   now?: () => number;
 }

@@ -23,6 +23,8 @@ export type {
   PolicyRefusal,
   PolicyRefusalReason,
 } from './policyGate.js';
+export { pinnedRegistry } from './pinned.js';
+export type { PinnedRegistry, ToolPinFilter } from './pinned.js';
 export { createProxyServer } from './proxy.js';
 export type { ProxyServerOptions } from './proxy.js';
 export type {

@@ -7,6 +7,8 @@
  * - {@link WebhookDeliverer}: subscriptions and Standard Webhooks deliveries with retries and a log (E3).
  * - {@link ToolPins}: tool definition pins, `tool.changed`, holding changed tools back (E4).
  * - {@link EventsStore}: the tiny persistence interface; {@link JsonFileEventsStore} is the file one.
+ * - {@link serveEventScope} / {@link followEventScope}: a scope served by `mcppipe up` over its tunnel and followed
+ *   by the relay (`/.mcppipe/*`); {@link TunnelScopes}: the relay's per-tunnel scopes (E1–E3).
  *
  * @module
  */
@@ -35,6 +37,25 @@ export type { PinnableTool, PinnedTool, ToolPinsOptions } from './pins.js';
 export { JsonFileEventsStore, MemoryEventsStore } from './store.js';
 export type { EventsStore } from './store.js';
 export { stateChangedData } from './convert.js';
+export {
+  RELAY_REQUEST_HEADER,
+  SCOPE_PATH,
+  callEventScope,
+  followEventScope,
+  serveEventScope,
+} from './remote.js';
+export type {
+  FollowOptions,
+  FollowedScope,
+  LocalEventScope,
+  ScopeRequest,
+  ScopeRequester,
+  ToolSnapshot,
+  ToolsSnapshot,
+  UpstreamSnapshot,
+} from './remote.js';
+export { TunnelScopes } from './tunnelScopes.js';
+export type { TunnelConnection, TunnelScope, TunnelScopesOptions, TunnelSummary } from './tunnelScopes.js';
 export type { EventsErrorCode } from './errors.js';
 export {
   DEFAULT_DELIVERY_LOG_SIZE,

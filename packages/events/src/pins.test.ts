@@ -9,6 +9,8 @@ const tool = (name: string, description: string) => ({
   inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
 });
 
+const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as unknown as string;
+
 describe('canonicalJson and toolHash', () => {
   it('ignores key order and undefined members; the hash covers description, schemas, annotations only', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: undefined }] })).toBe('{"a":[{"d":2}],"b":1}');
@@ -37,8 +39,8 @@ describe('ToolPins', () => {
       { tunnel: null, upstream: 'web', tool: 'search', before: toolHash(v1[0]!), after: toolHash(v2[0]!) },
     ]);
     expect(pins.list('web')).toEqual([
-      { name: 'fetch', pin: toolHash(v1[1]!), hash: toolHash(v1[1]!), changed: false },
-      { name: 'search', pin: toolHash(v1[0]!), hash: toolHash(v2[0]!), changed: true },
+      { name: 'fetch', pin: toolHash(v1[1]!), hash: toolHash(v1[1]!), changed: false, pinnedAt: ISO },
+      { name: 'search', pin: toolHash(v1[0]!), hash: toolHash(v2[0]!), changed: true, pinnedAt: ISO },
     ]);
 
     expect(pins.accept('web', 'search')).toMatchObject({ changed: false, pin: toolHash(v2[0]!) });

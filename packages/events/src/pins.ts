@@ -22,6 +22,8 @@ export interface PinnedTool {
   hash: string;
   /** The last seen definition differs from the pin (held back while `hold` is on). */
   changed: boolean;
+  /** ISO 8601 time the pin was taken or last accepted; null for pins saved before it was recorded. */
+  pinnedAt: string | null;
 }
 
 /**
@@ -76,7 +78,15 @@ export interface ToolPinsOptions {
   logger?: Logger;
 }
 
-type Entry = { pin: string; hash: string };
+type Entry = { pin: string; hash: string; pinnedAt?: number };
+
+const shown = (name: string, e: Entry): PinnedTool => ({
+  name,
+  pin: e.pin,
+  hash: e.hash,
+  changed: e.hash !== e.pin,
+  pinnedAt: e.pinnedAt === undefined ? null : new Date(e.pinnedAt).toISOString(),
+});
 
 /**
  * Tool pins of one scope (E4): the first hash seen of each tool is its pin; a different hash later raises one
@@ -134,7 +144,7 @@ export class ToolPins {
       const hash = toolHash(tool);
       const entry = table.get(tool.name);
       if (!entry) {
-        table.set(tool.name, { pin: hash, hash });
+        table.set(tool.name, { pin: hash, hash, pinnedAt: Date.now() });
         dirty = true;
       } else if (entry.hash !== hash) {
         entry.hash = hash;
@@ -173,11 +183,16 @@ export class ToolPins {
     return visible.length === tools.length ? tools : visible;
   }
 
+  /** @returns the names of the upstreams with pins */
+  upstreams(): string[] {
+    return [...this.#pins.keys()];
+  }
+
   /** @returns the upstream's pinned tools, in name order */
   list(upstream: string): PinnedTool[] {
     const table = this.#pins.get(upstream) ?? new Map<string, Entry>();
     return [...table]
-      .map(([name, e]) => ({ name, pin: e.pin, hash: e.hash, changed: e.hash !== e.pin }))
+      .map(([name, e]) => shown(name, e))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -191,7 +206,8 @@ export class ToolPins {
     const entry = this.#pins.get(upstream)?.get(tool);
     if (!entry) throw unknownToolError(upstream, tool);
     entry.pin = entry.hash;
+    entry.pinnedAt = Date.now();
     this.#save();
-    return { name: tool, pin: entry.pin, hash: entry.hash, changed: false };
+    return shown(tool, entry);
   }
 }

@@ -35,6 +35,8 @@ export interface UpArgs {
   tunnelAuth: TunnelAuthMode;
   allowIp: string[];
   zeroKnowledge: boolean;
+  /** Hold tools whose definition changed until the owner accepts them (E4; with a tunnel). */
+  holdChangedTools: boolean;
 }
 
 export { DEFAULT_PORT };

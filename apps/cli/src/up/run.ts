@@ -126,7 +126,19 @@ export async function runUp(args: UpArgs): Promise<void> {
     import('./startupTable.js'),
   ]);
   trace('serving modules loaded');
-  const composed = await composeServing({ args, layout, upstreams: supervisor, metrics, logger });
+  // E1/E4: behind a tunnel (not zero-knowledge) the lists are pinned and the relay reads the event scope
+  const events =
+    tunnelPlan && !tunnelPlan.zeroKnowledge
+      ? await (
+          await import('./events.js')
+        ).createCliEvents(supervisor, {
+          hold: tunnelPlan.holdChangedTools,
+          single: layout.mode === 'single',
+          logger,
+        })
+      : undefined;
+  const upstreams = events?.registry ?? supervisor;
+  const composed = await composeServing({ args, layout, upstreams, metrics, logger });
   const listening = await listenServing({
     args,
     endpoints: composed.endpoints,
@@ -141,7 +153,7 @@ export async function runUp(args: UpArgs): Promise<void> {
       ).startTunnel(
         tunnelPlan,
         { host: args.host, port: (listening.app.server.address() as AddressInfo).port },
-        { logger, version },
+        { logger, version, scope: events?.scope },
       )
     : undefined;
   shutdown.serving({ ...composed, app: listening.app, metricsServer: listening.metricsServer, tunnel });

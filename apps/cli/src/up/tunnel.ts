@@ -1,5 +1,7 @@
+import type { ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { TunnelClient, TunnelStatus } from '@mcppipe/tunnel';
+import type { LocalEventScope } from '@mcppipe/events';
 import type { Logger } from 'pino';
 import type { TunnelPlan } from './tunnelPlan.js';
 
@@ -41,20 +43,24 @@ export function statusLine(s: TunnelStatus, plan: Pick<TunnelPlan, 'subdomain'>)
  * Starts the tunnel (T2–T7): dials the relay and serves public requests with the CLI's own loopback listener
  * (`forwardToLoopback`, so its DNS-rebinding check stays on and nothing is served twice), or, in zero-knowledge
  * mode, relays the HTTP bytes to the single HTTP upstream without parsing them. The auth mode and IP allowlist
- * travel to the relay in the connect metadata (`auth`, `allowIp`), which enforces them (T5).
+ * travel to the relay in the connect metadata (`auth`, `allowIp`), which enforces them (T5). With an event `scope`
+ * (not in zero-knowledge mode) the relay's own requests under `/.mcppipe/` are answered from it (E1): events,
+ * upstreams and tool pins; they never reach the loopback listener.
  *
  * @param plan - from {@link planTunnel}
  * @param listener - the CLI's own loopback listener
- * @param context - `logger` (status changes are logged one line each) and the CLI `version` (sent as metadata)
+ * @param context - `logger` (status changes are logged one line each), the CLI `version` (sent as metadata) and
+ *   the event `scope` served to the relay
  * @returns the running tunnel (already connecting)
  */
 export async function startTunnel(
   plan: TunnelPlan,
   listener: { host: string; port: number },
-  context: { logger: Logger; version: string },
+  context: { logger: Logger; version: string; scope?: LocalEventScope | undefined },
 ): Promise<RunningTunnel> {
-  const { logger, version } = context;
+  const { logger, version, scope } = context;
   const { connectTunnel, forwardToLoopback } = await import('@mcppipe/tunnel');
+  const served = scope && (await import('@mcppipe/events')).serveEventScope(scope);
   let handler: ((req: Http2ServerRequest, res: Http2ServerResponse) => void) & { close(): void };
   if (plan.zeroKnowledge) {
     const target = new URL(plan.zeroKnowledge.url);
@@ -76,7 +82,13 @@ export async function startTunnel(
     );
   } else {
     const host = listener.host === '0.0.0.0' ? '127.0.0.1' : listener.host === '::' ? '::1' : listener.host;
-    handler = forwardToLoopback({ host, port: listener.port });
+    const forward = forwardToLoopback({ host, port: listener.port });
+    handler = Object.assign(
+      (req: Http2ServerRequest, res: Http2ServerResponse) => {
+        if (!served?.handle(req, res as unknown as ServerResponse)) forward(req, res);
+      },
+      { close: () => (served?.close(), forward.close()) },
+    );
   }
   const metadata: Record<string, string> = { cli: `mcppipe/${version}`, auth: plan.auth };
   if (plan.allowIp.length > 0) metadata['allow'] = plan.allowIp.join(','); // the relay's metadata keys: auth, allow (packages/tunnel README)

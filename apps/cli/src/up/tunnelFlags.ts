@@ -43,4 +43,10 @@ export const tunnelOptions = {
     default: false,
     describe: 'Relay raw HTTP bytes to a single HTTP upstream; nothing parses JSON-RPC (T7)',
   },
+  'hold-changed-tools': {
+    type: 'boolean',
+    default: false,
+    describe:
+      "Hide a tool whose definition changed since it was pinned until you accept it in the relay's API (E4; with --tunnel)",
+  },
 } satisfies Record<string, Options>;

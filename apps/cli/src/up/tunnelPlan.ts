@@ -15,6 +15,7 @@ export interface TunnelFlags {
   tunnelAuth: TunnelAuthMode;
   allowIp: readonly string[];
   zeroKnowledge: boolean;
+  holdChangedTools: boolean;
 }
 
 /** A checked tunnel configuration: what `startTunnel` connects with. */
@@ -28,6 +29,8 @@ export interface TunnelPlan {
   allowIp: string[];
   /** Zero-knowledge (T7): the single HTTP upstream whose bytes are relayed, unparsed. */
   zeroKnowledge: HttpUpstreamConfig | undefined;
+  /** `--hold-changed-tools` (E4). */
+  holdChangedTools: boolean;
 }
 
 /** Seed 000's reason, quoted in the exit-2 message for `--zero-knowledge` with an aggregator layout (T7). */
@@ -77,6 +80,7 @@ export function planTunnel(flags: TunnelFlags, layout: Layout, host?: string): T
       flags.allowIp.length > 0 && '--allow-ip',
       flags.zeroKnowledge && '--zero-knowledge',
       flags.tunnelAuth !== 'oauth' && '--tunnel-auth',
+      flags.holdChangedTools && '--hold-changed-tools',
     ].filter(Boolean);
     if (stray.length > 0)
       throw usage(
@@ -144,6 +148,7 @@ export function planTunnel(flags: TunnelFlags, layout: Layout, host?: string): T
     auth: flags.tunnelAuth,
     allowIp,
     zeroKnowledge,
+    holdChangedTools: flags.holdChangedTools,
   };
 }
 

@@ -18,7 +18,7 @@ import {
 import type { UpstreamNotificationEvent, UpstreamRegistry } from '@mcppipe/supervisor';
 import type { StateChangedEvent } from '@mcppipe/upstream-state';
 import type { Logger } from '../types.js';
-import { pinnedRegistry, type PinnedRegistry } from './pinnedRegistry.js';
+import { pinnedRegistry, type PinnedRegistry } from '@mcppipe/aggregator';
 
 /** Options of {@link createGatewayEvents}. */
 export interface GatewayEventsOptions {
@@ -113,10 +113,14 @@ export function eventsSettings(
   dataDir: string,
   logger: Logger,
 ): GatewayEventsOptions {
+  // test-only: short webhook retry waits, e.g. `200,200` (the e2e suite; never documented for operators)
+  const raw = env['MCPPIPE_TEST_WEBHOOK_RETRY_MS'];
+  const retryDelays = raw ? raw.split(',').map((v) => Math.max(0, Number(v) || 0)) : undefined;
   return {
     store: new JsonFileEventsStore(join(dataDir, 'events')),
     allowPrivate: truthy(env['MCPPIPE_WEBHOOKS_ALLOW_PRIVATE']),
     holdChangedTools: truthy(env['MCPPIPE_HOLD_CHANGED_TOOLS']),
+    ...(retryDelays && { retryDelaysMs: retryDelays }),
     logger,
   };
 }

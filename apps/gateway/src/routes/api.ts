@@ -1,120 +1,61 @@
 /**
- * The gateway's events API (E2–E4) for its own configured servers, behind the admin API token
- * (`Authorization: Bearer $MCPPIPE_API_TOKEN`, compared in constant time). Routes only translate: the logic is
- * `@mcppipe/events`'. `GET /api/servers`, `GET /api/servers/stream` (SSE, `Last-Event-ID`),
- * `POST /api/servers/:name/reconnect`, `GET /api/servers/:name/tools`, `POST /api/servers/:name/tools/:tool/accept`,
- * `POST|GET /api/webhooks`, `DELETE /api/webhooks/:id`, `GET /api/webhooks/:id/deliveries`.
+ * The `/api` plugin (E2–E4): resolves the caller once per request (`api/caller.ts`: the admin token, an account's
+ * API key, the dashboard session), answers 401 without one and 403 outside the caller's area, then registers the
+ * route files: the gateway's own servers and webhooks (`api/servers.ts`, with `MCPPIPE_API_TOKEN`) and the relay's
+ * tunnels (`api/tunnels.ts`, with `--tunnel-zone`). Routes only translate; the logic is `@mcppipe/events`'.
  *
  * @module
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { openEventStream, type EventStream } from '@mcppipe/events';
-import { isMcpPipeError } from '@mcppipe/errors';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TunnelScopes } from '@mcppipe/events';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { API_CHALLENGE, callerMayUse, type ApiCaller } from '../api/caller.js';
+import { serverRoutes } from '../api/servers.js';
+import { tunnelRoutes } from '../api/tunnels.js';
 import type { GatewayEvents } from '../events/scope.js';
 
-type Name = { Params: { name: string } };
-type Tool = { Params: { name: string; tool: string } };
-type Id = { Params: { id: string } };
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/** The admin check: a constant-time comparison of the bearer token with the configured one. */
-function adminHook(token: string) {
-  const expected = digest(token);
-  return async (req: FastifyRequest, reply: FastifyReply) => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-    if (m && timingSafeEqual(digest(m[1]!), expected)) return;
-    reply.header('www-authenticate', 'Bearer realm="mcppipe-api"');
-    return reply
-      .code(401)
-      .send({ error: 'unauthorized', message: 'send Authorization: Bearer $MCPPIPE_API_TOKEN' });
-  };
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The `/api` caller, set by the `/api` plugin's hook. */
+    apiCaller?: ApiCaller | undefined;
+  }
 }
 
-/** Maps the package's typed errors to HTTP answers; anything else is a 500 without internals. */
-function fail(reply: FastifyReply, err: unknown) {
-  if (isMcpPipeError(err)) {
-    const status = err.code.startsWith('MCPP_EVENTS_UNKNOWN') ? 404 : 400;
-    return reply.code(status).send({ error: err.code, message: err.message });
-  }
-  return reply.code(500).send({ error: 'internal', message: 'internal error' });
+/** What the `/api` plugin serves. */
+export interface ApiDeps {
+  resolveCaller: (req: FastifyRequest) => ApiCaller | undefined;
+  /** The gateway's own events: `/api/servers*`, `/api/webhooks*` (admin). */
+  events?: GatewayEvents | undefined;
+  /** The relay's tunnel scopes: `/api/tunnels*` (account). */
+  tunnels?: TunnelScopes | undefined;
 }
 
 /**
- * Registers the API routes (call inside an encapsulated plugin).
+ * Registers the API (call inside an encapsulated plugin).
  *
  * @param app - the plugin instance
- * @param events - the gateway's events
- * @param token - the admin API token
+ * @param deps - the caller resolver and what to serve
  */
-export function apiRoutes(app: FastifyInstance, events: GatewayEvents, token: string): void {
-  const { registry, hub, webhooks, pins } = events;
-  app.addHook('onRequest', adminHook(token));
-  const known = (name: string, reply: FastifyReply) =>
-    registry.get(name) !== undefined ||
-    (void reply.code(404).send({ error: 'not_found', message: `no server ${JSON.stringify(name)}` }), false);
-
-  app.get('/api/servers', async () => ({
-    servers: registry.list().map((s) => ({
-      name: s.name,
-      phase: s.phase,
-      lastChange: new Date(s.lastChangeAt).toISOString(),
-      lastError: s.lastError ?? null,
-      tools: pins.list(s.name).length,
-      changedTools: pins.list(s.name).filter((t) => t.changed).length,
-    })),
-  }));
-  const streams = new Set<EventStream>();
-  app.addHook('preClose', async () => streams.forEach((s) => s.close()));
-  app.get('/api/servers/stream', (req, reply) => {
-    reply.hijack();
-    const stream = openEventStream(reply.raw, hub, { lastEventId: req.headers['last-event-id'] });
-    streams.add(stream);
-    void stream.closed.then(() => streams.delete(stream));
-  });
-  app.post<Name>('/api/servers/:name/reconnect', async (req, reply) => {
-    if (!known(req.params.name, reply)) return reply;
-    await registry.reinitialize(req.params.name);
-    return { name: req.params.name, phase: registry.get(req.params.name)?.phase };
-  });
-  app.get<Name>('/api/servers/:name/tools', async (req, reply) => {
-    if (!known(req.params.name, reply)) return reply;
-    await events.refreshTools(req.params.name);
-    return { hold: pins.hold, tools: pins.list(req.params.name) };
-  });
-  app.post<Tool>('/api/servers/:name/tools/:tool/accept', async (req, reply) => {
-    try {
-      const tool = pins.accept(req.params.name, req.params.tool);
-      registry.toolsChanged(req.params.name);
-      return tool;
-    } catch (err) {
-      return fail(reply, err);
+export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
+  app.decorateRequest('apiCaller', undefined);
+  app.addHook('onRequest', async (req, reply) => {
+    const caller = deps.resolveCaller(req);
+    if (caller === undefined) {
+      reply.header('www-authenticate', API_CHALLENGE);
+      return reply.code(401).send({
+        error: 'unauthorized',
+        message: 'send Authorization: Bearer with $MCPPIPE_API_TOKEN or an API key of your account',
+      });
     }
+    if (!callerMayUse(caller, req.url))
+      return reply.code(403).send({
+        error: 'forbidden',
+        message:
+          caller.kind === 'admin'
+            ? 'the admin token opens /api/servers and /api/webhooks; use an account API key for /api/tunnels'
+            : 'an account API key opens /api/tunnels, /api/keys and /api/session only',
+      });
+    req.apiCaller = caller;
   });
-  app.post('/api/webhooks', async (req, reply) => {
-    const body = (req.body ?? {}) as { url?: unknown; events?: unknown };
-    try {
-      const { subscription, secret } = await webhooks.create({ url: body.url, events: body.events });
-      return reply.code(201).send({ ...subscription, secret });
-    } catch (err) {
-      return fail(reply, err);
-    }
-  });
-  app.get('/api/webhooks', async () => ({ webhooks: webhooks.list() }));
-  app.delete<Id>('/api/webhooks/:id', async (req, reply) => {
-    try {
-      await webhooks.remove(req.params.id);
-      return reply.code(204).send();
-    } catch (err) {
-      return fail(reply, err);
-    }
-  });
-  app.get<Id>('/api/webhooks/:id/deliveries', async (req, reply) => {
-    try {
-      return { deliveries: webhooks.deliveries(req.params.id) };
-    } catch (err) {
-      return fail(reply, err);
-    }
-  });
+  if (deps.events) serverRoutes(app, deps.events);
+  if (deps.tunnels) tunnelRoutes(app, deps.tunnels);
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { isMcpPipeError } from '@mcppipe/errors';
+import { RELAY_REQUEST_HEADER, SCOPE_PATH } from '@mcppipe/events';
 import type { AccountStore, OAuthProvider } from '@mcppipe/oauth';
 import type { Tunnel, TunnelRegistry } from '@mcppipe/tunnel';
 import { writeTunnelOffline } from '@mcppipe/tunnel';
@@ -28,7 +29,7 @@ export interface RelayHookDeps {
   logger: Logger;
 }
 
-const STRIP = Object.fromEntries(CREDENTIAL_HEADERS.map((h) => [h, null]));
+const STRIP = Object.fromEntries([...CREDENTIAL_HEADERS, RELAY_REQUEST_HEADER].map((h) => [h, null]));
 const BEARER = /^Bearer +(\S+) *$/i;
 const KEY_CHALLENGE = 'Bearer realm="mcppipe tunnel", error="invalid_token"';
 
@@ -106,6 +107,9 @@ export function createRelayHook(deps: RelayHookDeps) {
       writeTunnelOffline(reply.raw);
       return undefined;
     }
+    // the CLI's event scope (E1) is the relay's own: never reachable from the public side
+    if (address.path === SCOPE_PATH || address.path.startsWith(`${SCOPE_PATH}/`))
+      return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found' });
     const resource = `${address.base}/mcp`;
     if (address.path.split('?')[0] === `${PRM_PREFIX}/mcp`) {
       const policy = policyOf(tunnel);

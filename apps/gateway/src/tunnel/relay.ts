@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth';
 import { METADATA_HEADER, TunnelRegistry, refuseUpgrade } from '@mcppipe/tunnel';
+import type { TunnelEvent } from '@mcppipe/tunnel';
 import type { Logger } from '../types.js';
 import type { ZoneConfig } from './address.js';
 import { tunnelBases } from './address.js';
@@ -40,6 +41,8 @@ export interface RelayDeps {
   /** Set once the provider exists (it needs the relay's resources and owners first). */
   oauth: () => Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
   logger: Logger;
+  /** Every connect and disconnect (the per-tunnel events, E1). */
+  onTunnelEvent?: (event: TunnelEvent, registry: TunnelRegistry) => void;
 }
 
 /**
@@ -55,6 +58,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     publicUrl: (subdomain, account) => `${tunnelBases(zone, `${subdomain}--${account}`).host}/mcp`,
     logger,
     onEvent: (e) => {
+      deps.onTunnelEvent?.(e, registry);
       if (e.type !== 'tunnel.connected') return;
       const info = registry.list().find((t) => t.id === e.tunnelId);
       if (info?.metadata[POLICY_KEYS.auth] === 'none')

@@ -2,13 +2,26 @@
  * The one hook where tool lists are built (E4): a registry wrapper that passes every upstream `tools/list` page
  * through `ToolPins.filter` (pinning, `tool.changed`, holding changed tools back) and refuses calls of held tools.
  * The aggregator, the hub and the per-server proxies all read upstreams through it, so each sees the same lists.
+ * The gateway (its configured servers) and `mcppipe up` (behind a tunnel) both wrap their supervisor with it.
  *
  * @module
  */
 import { EventEmitter } from 'node:events';
-import type { PinnableTool, ToolPins } from '@mcppipe/events';
 import type { SupervisorEvents, UpstreamRegistry } from '@mcppipe/supervisor';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
+
+/**
+ * What {@link pinnedRegistry} needs of the pins: `@mcppipe/events`' `ToolPins` has this shape (the aggregator does
+ * not import the events package; the dependency rule keeps it below).
+ */
+export interface ToolPinFilter {
+  /** Hide changed tools (`hold-changed-tools`). */
+  readonly hold: boolean;
+  /** @returns the upstream's pinned tools and whether each changed */
+  list(upstream: string): readonly { name: string; changed: boolean }[];
+  /** Pins the listed tools (raising `tool.changed`) and returns the visible ones. */
+  filter<T extends { name: string }>(upstream: string, tools: readonly T[]): readonly T[];
+}
 
 /** A registry whose tool lists go through the pins, plus a way to make agents re-list. */
 export interface PinnedRegistry extends UpstreamRegistry {
@@ -20,10 +33,10 @@ export interface PinnedRegistry extends UpstreamRegistry {
  * Wraps a registry so its tool lists are pinned and filtered.
  *
  * @param inner - the supervisor
- * @param pins - the gateway's pins
+ * @param pins - the scope's pins (`ToolPins`)
  * @returns the wrapped registry
  */
-export function pinnedRegistry(inner: UpstreamRegistry, pins: ToolPins): PinnedRegistry {
+export function pinnedRegistry(inner: UpstreamRegistry, pins: ToolPinFilter): PinnedRegistry {
   const own = new EventEmitter();
   return {
     list: () => inner.list(),
@@ -43,7 +56,7 @@ export function pinnedRegistry(inner: UpstreamRegistry, pins: ToolPins): PinnedR
       }
       const result = await inner.request(name, request, options);
       if (request.method !== 'tools/list' || !Array.isArray(result['tools'])) return result;
-      const tools = result['tools'] as PinnableTool[];
+      const tools = result['tools'] as { name: string }[];
       const visible = pins.filter(name, tools);
       return visible === tools ? result : { ...result, tools: [...visible] };
     },

@@ -1,0 +1,393 @@
+/**
+ * Issue 18 through a tunnel (DESIGN.md E1–E4): a real gateway process with `--tunnel-zone`, real `mcppipe up
+ * --tunnel` processes with real stdio upstreams, the owner's API key on `/api/tunnels*`, a real webhook receiver
+ * checking Standard Webhooks signatures with the scheme's reference algorithm (HMAC-SHA256 over `id.timestamp.body`).
+ */
+import { execFile } from 'node:child_process';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { fixturePath, startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
+import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
+import { connectTunnel } from '@mcppipe/tunnel';
+import type { TunnelClient } from '@mcppipe/tunnel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayCliPath, startGateway } from './gatewayProcess.js';
+import type { RunningGateway } from './gatewayProcess.js';
+
+interface Evt {
+  id: string;
+  type: string;
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+const ZONE = 'tunnel.test';
+const ADMIN = 'admin-token-for-the-e2e-events-suite-0123456789';
+const TUNNEL = 'laptop--alice';
+const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
+
+function gatewayCommand(args: string[], stdin = ''): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [gatewayCliPath, ...args], { timeout: 60_000 }, (err, stdout) =>
+      resolve({ code: err ? 1 : 0, stdout }),
+    );
+    child.stdin!.end(stdin);
+  });
+}
+
+/** The Standard Webhooks reference check: `v1,` + base64 HMAC-SHA256 keyed with the secret's base64 part. */
+function verifySignature(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
+  const id = String(headers['webhook-id']);
+  const ts = String(headers['webhook-timestamp']);
+  if (Math.abs(Date.now() / 1000 - Number(ts)) > 300) return false;
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${ts}.${body}`).digest();
+  return String(headers['webhook-signature'])
+    .split(' ')
+    .some((s) => {
+      const sig = Buffer.from(s.replace(/^v1,/, ''), 'base64');
+      return sig.length === expected.length && timingSafeEqual(sig, expected);
+    });
+}
+
+describe('events through a tunnel (issue 18)', () => {
+  let dir: string;
+  let gw: RunningGateway;
+  let strict: RunningGateway | undefined;
+  let upstream: RunningFixtureServer;
+  let cli: RunningCli;
+  let solo: RunningCli;
+  const keys: Record<string, string> = {};
+  const cleanup: (() => Promise<unknown>)[] = [];
+  const auth = (who: 'alice' | 'bob' | 'admin') => ({
+    authorization: `Bearer ${who === 'admin' ? ADMIN : keys[who]!}`,
+  });
+  const api = (path: string, who: 'alice' | 'bob' | 'admin' = 'alice', init: RequestInit = {}) =>
+    fetch(`${gw.url}${path}`, {
+      ...init,
+      headers: {
+        ...auth(who),
+        ...(init.body !== undefined && { 'content-type': 'application/json' }),
+        ...(init.headers as object),
+      },
+    });
+
+  /** Reads a tunnel's SSE stream until `until(events)`; `onOpen` runs once the headers arrived. */
+  async function readStream(
+    headers: Record<string, string>,
+    until: (events: Evt[]) => boolean,
+    onOpen: () => unknown = () => {},
+  ): Promise<Evt[]> {
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), 45_000);
+    const res = await fetch(`${gw.url}/api/tunnels/${TUNNEL}/upstreams/stream`, {
+      headers: { ...auth('alice'), ...headers },
+      signal: ac.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    await onOpen();
+    const events: Evt[] = [];
+    let text = '';
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body!) {
+        text += decoder.decode(chunk as Uint8Array, { stream: true });
+        let at: number;
+        while ((at = text.indexOf('\n\n')) >= 0) {
+          const frame = text.slice(0, at);
+          text = text.slice(at + 2);
+          const data = /^data: (.*)$/m.exec(frame)?.[1];
+          if (data) {
+            const event = JSON.parse(data) as Evt;
+            expect(/^id: (.*)$/m.exec(frame)?.[1]).toBe(event.id);
+            expect(/^event: (.*)$/m.exec(frame)?.[1]).toBe(event.type);
+            events.push(event);
+          }
+        }
+        if (until(events)) break;
+      }
+    } finally {
+      clearTimeout(timer);
+      ac.abort();
+    }
+    return events;
+  }
+
+  async function agent(): Promise<Client> {
+    const c = new Client({ name: 'events-e2e', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await c.connect(new StreamableHTTPClientTransport(new URL(`${gw.url}/t/${TUNNEL}/mcp`)));
+    cleanup.push(() => c.close());
+    return c;
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mcppipe-tunnel-events-'));
+    const dataDir = join(dir, 'data');
+    upstream = await startFixtureServer('sup-http-modern.mjs');
+    await writeFile(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
+    );
+    for (const slug of ['alice', 'bob']) {
+      expect(
+        (
+          await gatewayCommand(
+            ['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir],
+            `${slug} pw 123`,
+          )
+        ).code,
+      ).toBe(0);
+      const key = await gatewayCommand([
+        'keys',
+        'create',
+        '--account',
+        slug,
+        '--name',
+        'k',
+        '--data-dir',
+        dataDir,
+      ]);
+      keys[slug] = key.stdout.trim();
+    }
+    gw = await startGateway(
+      ['--config', join(dir, 'mcp.json'), '--data-dir', dataDir, '--tunnel-zone', ZONE],
+      {
+        MCPPIPE_API_TOKEN: ADMIN,
+        MCPPIPE_WEBHOOKS_ALLOW_PRIVATE: '1',
+        MCPPIPE_TEST_WEBHOOK_RETRY_MS: '300,300,300',
+      },
+    );
+    const tunnelArgs = (subdomain: string) => [
+      '--tunnel',
+      gw.url,
+      '--api-key',
+      keys['alice']!,
+      '--subdomain',
+      subdomain,
+      '--tunnel-auth',
+      'none',
+    ];
+    [cli, solo] = await Promise.all([
+      startCli([
+        '--stdio',
+        `probe=${node(fixturePath('e2e-probe.mjs'))}`,
+        '--stdio',
+        `docs=${node(fixturePath('evt-rug-pull.mjs'))}`,
+        ...tunnelArgs('laptop'),
+        '--hold-changed-tools',
+      ]),
+      startCli(['--stdio', `only=${node(fixturePath('e2e-probe.mjs'))}`, ...tunnelArgs('solo')]),
+    ]);
+    await waitFor(
+      () => cli.stderr().includes('tunnel connected: ') && solo.stderr().includes('tunnel connected: '),
+      {
+        timeoutMs: 30_000,
+      },
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const fn of cleanup.reverse()) await fn().catch(() => {});
+    await Promise.allSettled([cli?.stop(), solo?.stop()]);
+    await Promise.allSettled([gw?.stop(), strict?.stop(), upstream?.close()]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("lists the owner's tunnels; the single-upstream tunnel has an empty upstream list", async () => {
+    await waitFor(
+      async () => {
+        const { tunnels } = (await (await api('/api/tunnels')).json()) as {
+          tunnels: { upstreams: number }[];
+        };
+        return tunnels.length === 2 && tunnels.some((t) => t.upstreams === 2);
+      },
+      { timeoutMs: 15_000 },
+    );
+    const { tunnels } = (await (await api('/api/tunnels')).json()) as { tunnels: Record<string, unknown>[] };
+    expect(
+      tunnels.map((t) => [t['id'], t['connected'], t['upstreams'], t['auth'], t['zeroKnowledge']]),
+    ).toEqual([
+      ['laptop--alice', true, 2, 'none', false],
+      ['solo--alice', true, 0, 'none', false],
+    ]);
+    expect(await (await api('/api/tunnels/solo--alice/upstreams')).json()).toEqual({ upstreams: [] });
+    const { upstreams } = (await (await api(`/api/tunnels/${TUNNEL}/upstreams`)).json()) as {
+      upstreams: { name: string; phase: string; lastError: unknown; lastChange: string }[];
+    };
+    expect(upstreams.map((u) => [u.name, u.phase, u.lastError])).toEqual([
+      ['docs', 'available', null],
+      ['probe', 'available', null],
+    ]);
+    expect(Number.isNaN(Date.parse(upstreams[0]!.lastChange))).toBe(false);
+  });
+
+  it('SIGKILL of one upstream: the stream shows available → recovering → available, the webhook gets the same events signed after two failed attempts, and Last-Event-ID resumes', async () => {
+    const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+    let attempts = 0;
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => (body += c));
+      req.on('end', () => {
+        attempts += 1;
+        if (attempts <= 2) return void res.writeHead(503).end(); // down for the first two attempts
+        received.push({ headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanup.push(() => new Promise((r) => server.close(r)));
+    const hook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    const created = await api(`/api/tunnels/${TUNNEL}/webhooks`, 'alice', {
+      method: 'POST',
+      body: JSON.stringify({ url: hook, events: ['upstream.state_changed'] }),
+    });
+    expect(created.status).toBe(201);
+    const { id: wid, secret } = (await created.json()) as { id: string; secret: string };
+
+    const c = await agent();
+    const pidText = (await c.callTool({ name: 'probe__pid', arguments: {} })) as {
+      content: { text: string }[];
+    };
+    const pid = Number(pidText.content[0]!.text);
+    expect(pid).toBeGreaterThan(0);
+    const mine = (events: Evt[]) =>
+      events
+        .filter((e) => e.type === 'upstream.state_changed' && e.data['upstream'] === 'probe')
+        .map((e) => `${String(e.data['from'])}→${String(e.data['to'])}`);
+    const events = await readStream(
+      {},
+      (ev) => mine(ev).includes('recovering→available'),
+      () => process.kill(pid, 'SIGKILL'),
+    );
+    const seen = events.filter((e) => e.type === 'upstream.state_changed' && e.data['upstream'] === 'probe');
+    expect(mine(events)).toEqual(['available→recovering', 'recovering→available']);
+    expect(seen.every((e) => e.data['tunnel'] === TUNNEL)).toBe(true);
+    expect(seen[1]!.data['downtimeMs']).toEqual(expect.any(Number));
+
+    // the receiver gets the same events, signed, the first on the third attempt
+    await waitFor(() => received.length >= 2, { timeoutMs: 30_000, message: 'two deliveries' });
+    for (const r of received) expect(verifySignature(secret, r.headers, r.body)).toBe(true);
+    const bodies = received.map((r) => JSON.parse(r.body) as Evt);
+    expect(bodies.map((b) => b.id)).toEqual(seen.map((e) => e.id));
+    expect(received.map((r) => r.headers['webhook-id'])).toEqual(seen.map((e) => e.id));
+    const log = (await (await api(`/api/tunnels/${TUNNEL}/webhooks/${wid}/deliveries`)).json()) as {
+      deliveries: { eventId: string; status: string; attempts: number; statusCode: number }[];
+    };
+    const first = log.deliveries.find((d) => d.eventId === seen[0]!.id)!;
+    expect(first).toMatchObject({ status: 'delivered', attempts: 3, statusCode: 204 });
+
+    // Last-Event-ID: a client that saw the first transition gets the second next
+    const resumed = await readStream({ 'last-event-id': seen[0]!.id }, (ev) => ev.length >= 1);
+    expect(resumed[0]!.id).toBe(seen[1]!.id);
+  }, 90_000);
+
+  it("another account's key gets 404 on every route of the tunnel; no key gets 401", async () => {
+    const routes: [string, string][] = [
+      ['GET', `/api/tunnels/${TUNNEL}/upstreams`],
+      ['GET', `/api/tunnels/${TUNNEL}/upstreams/stream`],
+      ['POST', `/api/tunnels/${TUNNEL}/upstreams/probe/reconnect`],
+      ['GET', `/api/tunnels/${TUNNEL}/tools`],
+      ['POST', `/api/tunnels/${TUNNEL}/tools/docs__search/accept`],
+      ['GET', `/api/tunnels/${TUNNEL}/webhooks`],
+      ['POST', `/api/tunnels/${TUNNEL}/webhooks`],
+      ['DELETE', `/api/tunnels/${TUNNEL}/webhooks/wh_x`],
+      ['GET', `/api/tunnels/${TUNNEL}/webhooks/wh_x/deliveries`],
+    ];
+    for (const [method, path] of routes) {
+      const body = method === 'POST' ? JSON.stringify({ url: 'http://127.0.0.1:9/', events: [] }) : undefined;
+      const res = await api(path, 'bob', { method, ...(body && { body }) });
+      expect([method, path, res.status]).toEqual([method, path, 404]);
+      expect(((await res.json()) as { error: string }).error).toBe('not_found');
+    }
+    expect(await (await api('/api/tunnels', 'bob')).json()).toEqual({ tunnels: [] });
+    const anon = await fetch(`${gw.url}/api/tunnels`);
+    expect(anon.status).toBe(401);
+    expect(anon.headers.get('www-authenticate')).toBe('Bearer realm="mcppipe-api"');
+    // the admin token keeps the gateway's own API and does not open tunnels; a key does not open /api/servers
+    expect((await api('/api/servers', 'admin')).status).toBe(200);
+    expect((await api('/api/tunnels', 'admin')).status).toBe(403);
+    expect((await api('/api/servers', 'alice')).status).toBe(403);
+    // the scope is the relay's own: the public side of the tunnel never reaches it
+    expect(
+      (await fetch(`${gw.url}/t/${TUNNEL}/.mcppipe/upstreams`, { headers: { 'x-mcppipe-relay': '1' } }))
+        .status,
+    ).toBe(404);
+  });
+
+  it('tool.changed through the tunnel: with --hold-changed-tools the tool leaves tools/list until accepted', async () => {
+    const c = await agent();
+    const names = async () => (await c.listTools()).tools.map((t) => t.name);
+    expect(await names()).toContain('docs__search');
+    const before = (await (await api(`/api/tunnels/${TUNNEL}/tools`)).json()) as {
+      hold: boolean;
+      tools: { name: string; changed: boolean; upstream: string; pinnedAt: string | null }[];
+    };
+    expect(before.hold).toBe(true);
+    expect(before.tools.find((t) => t.name === 'docs__search')).toMatchObject({
+      upstream: 'docs',
+      changed: false,
+    });
+    const events = await readStream(
+      {},
+      (ev) => ev.some((e) => e.type === 'tool.changed'),
+      () => c.callTool({ name: 'docs__rug', arguments: {} }),
+    );
+    const changed = events.find((e) => e.type === 'tool.changed')!;
+    expect(changed.data).toMatchObject({ tunnel: TUNNEL, upstream: 'docs', tool: 'search' });
+    expect(changed.data['before']).not.toBe(changed.data['after']);
+    await waitFor(async () => !(await names()).includes('docs__search'), { timeoutMs: 15_000 });
+    const held = (await (await api(`/api/tunnels/${TUNNEL}/tools`)).json()) as {
+      tools: { name: string; changed: boolean }[];
+    };
+    expect(held.tools.find((t) => t.name === 'docs__search')?.changed).toBe(true);
+    const accepted = await api(`/api/tunnels/${TUNNEL}/tools/docs__search/accept`, 'alice', {
+      method: 'POST',
+    });
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toMatchObject({ name: 'docs__search', upstream: 'docs', changed: false });
+    await waitFor(async () => (await names()).includes('docs__search'), { timeoutMs: 15_000 });
+  }, 60_000);
+
+  it('refuses a private-address webhook target when the operator has not allowed them', async () => {
+    const dataDir = join(dir, 'strict');
+    await gatewayCommand(
+      ['accounts', 'add', 'carol', '--password-stdin', '--data-dir', dataDir],
+      'carol pw 123',
+    );
+    const key = (
+      await gatewayCommand(['keys', 'create', '--account', 'carol', '--data-dir', dataDir])
+    ).stdout.trim();
+    strict = await startGateway([
+      '--config',
+      join(dir, 'mcp.json'),
+      '--data-dir',
+      dataDir,
+      '--tunnel-zone',
+      ZONE,
+    ]);
+    const tunnel: TunnelClient = connectTunnel({
+      relayUrl: `${strict.url}/tunnel/connect`,
+      apiKey: key,
+      subdomain: 'web',
+      handler: (_req, res) => res.writeHead(404).end(),
+    });
+    cleanup.push(() => tunnel.close());
+    await waitFor(() => tunnel.publicUrl !== undefined, { timeoutMs: 15_000 });
+    for (const url of ['http://127.0.0.1:9/hook', 'http://10.1.2.3/hook', 'http://[::1]:9/hook']) {
+      const res = await fetch(`${strict.url}/api/tunnels/web--carol/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url, events: ['upstream.state_changed'] }),
+      });
+      expect([url, res.status]).toEqual([url, 400]);
+      expect(((await res.json()) as { error: string }).error).toBe('MCPP_EVENTS_PRIVATE_TARGET');
+    }
+  }, 90_000);
+});

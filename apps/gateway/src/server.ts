@@ -26,6 +26,7 @@ import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js'
 import { zoneConfig } from './tunnel/address.js';
 import { createRelay } from './tunnel/relay.js';
 import { gatewayEvents } from './events/tunnels.js';
+import { captureOptions, exchangesApi } from './api/exchangesApi.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -74,6 +75,7 @@ export async function startGateway(
           oauth: () => late.oauth!,
           logger,
           onTunnelEvent: tunnel.onTunnelEvent,
+          capture: captureOptions(env),
         });
   const oauth = await createOAuthProvider({
     dataDir: options.dataDir,
@@ -124,6 +126,7 @@ export async function startGateway(
     },
     logger,
   });
+  if (relay) await exchangesApi(app, relay, apiToken); // issue 19: exchanges, Live, replay, stats, stars
   aggregator.on('list_changed', (kind) => {
     const notify = app.gateway.hosts.aggregate?.notify;
     if (kind === 'tools') notify?.toolsChanged();
@@ -152,10 +155,7 @@ export async function startGateway(
       applyPolicyChange(policy, change, logger);
       await applyConfigChange(supervisor, change, logger);
     },
-    {
-      initial: layout,
-      logger,
-    },
+    { initial: layout, logger },
   );
 
   let closing: Promise<void> | undefined;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { ExchangeCapture } from '@mcppipe/capture';
 import { isMcpPipeError } from '@mcppipe/errors';
 import { RELAY_REQUEST_HEADER, SCOPE_PATH } from '@mcppipe/events';
 import type { AccountStore, OAuthProvider } from '@mcppipe/oauth';
@@ -27,6 +28,12 @@ export interface RelayHookDeps {
   accounts: AccountStore;
   oauth: Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
   logger: Logger;
+  /** The exchange capture (issue 19): POSTs are teed after auth, recorded after the response. */
+  capture?: {
+    exchanges: ExchangeCapture;
+    keyName: (keyId: string) => string;
+    values?: (id: string) => boolean;
+  };
 }
 
 const STRIP = Object.fromEntries([...CREDENTIAL_HEADERS, RELAY_REQUEST_HEADER].map((h) => [h, null]));
@@ -61,12 +68,12 @@ export function createRelayHook(deps: RelayHookDeps) {
     }
     return undefined;
   };
-  /** Allowlist and auth: true to forward; false when the refusal was sent. */
+  /** Allowlist and auth: the caller's name (null: auth `none`) to forward; false when the refusal was sent. */
   const authenticate = async (
     req: FastifyRequest,
     reply: FastifyReply,
     { t, resource }: { t: Tunnel; resource: string },
-  ): Promise<boolean> => {
+  ): Promise<string | null | false> => {
     const policy = policyOf(t);
     if (typeof policy === 'string' || !allowed(policy, req.ip)) {
       refuse(reply, 403, {
@@ -75,12 +82,12 @@ export function createRelayHook(deps: RelayHookDeps) {
       });
       return false;
     }
-    if (policy.auth === 'none') return true;
+    if (policy.auth === 'none') return null;
     const authorization = req.headers.authorization;
     if (policy.auth === 'api-key') {
       const key = typeof authorization === 'string' ? BEARER.exec(authorization)?.[1] : undefined;
       const owner = key === undefined ? undefined : accounts.authenticateKey(key);
-      if (owner?.account === t.account) return true;
+      if (owner?.account === t.account) return deps.capture?.keyName(owner.keyId) ?? owner.keyId;
       return unauthorized(
         reply,
         KEY_CHALLENGE,
@@ -88,7 +95,7 @@ export function createRelayHook(deps: RelayHookDeps) {
       );
     }
     const result = await oauth.authenticateBearer(authorization, resource);
-    if (result.ok) return true;
+    if (result.ok) return result.authInfo.clientId;
     return unauthorized(
       reply,
       result.wwwAuthenticate,
@@ -120,8 +127,17 @@ export function createRelayHook(deps: RelayHookDeps) {
       if (doc === undefined) return reply.code(404).send({ error: 'not_found' });
       return reply.header('cache-control', 'no-store').send(doc);
     }
-    if (!(await authenticate(req, reply, { t: tunnel, resource }))) return reply;
+    const caller = await authenticate(req, reply, { t: tunnel, resource });
+    if (caller === false) return reply;
     reply.hijack();
+    const id = `${tunnel.subdomain}--${tunnel.account}`;
+    const { zeroKnowledge } = tunnel;
+    if (deps.capture && req.method === 'POST')
+      deps.capture.exchanges.tap(
+        id,
+        { req: req.raw, res: reply.raw },
+        { caller, zeroKnowledge, captureValues: deps.capture.values?.(id) ?? false },
+      );
     req.raw.url = address.path;
     const forwarded = {
       ...STRIP,

@@ -8,6 +8,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ExchangeCapture } from '@mcppipe/capture';
+import type { ExchangeCaptureOptions } from '@mcppipe/capture';
 import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth';
 import { METADATA_HEADER, TunnelRegistry, refuseUpgrade } from '@mcppipe/tunnel';
 import type { TunnelEvent } from '@mcppipe/tunnel';
@@ -29,6 +31,14 @@ export interface TunnelRelay {
   resources(): string[];
   /** Owner accounts of the tunnels' resources (the consent login is the owner's, T5). */
   owners: ResourceOwners;
+  /** The record of exchanges through the tunnels (issue 19). */
+  capture: ExchangeCapture;
+  /** The relay's accounts and keys. */
+  accounts: AccountStore;
+  /** Whether the relay has seen a tunnel id (`<subdomain>--<account>`) since it started (issue 19). */
+  seen(id: string): boolean;
+  /** The name of an API key (its id when unnamed), as exchanges record their caller. */
+  keyName(keyId: string): string;
   /** The HTTP server's `upgrade` listener. */
   onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   close(): Promise<void>;
@@ -43,6 +53,8 @@ export interface RelayDeps {
   logger: Logger;
   /** Every connect and disconnect (the per-tunnel events, E1). */
   onTunnelEvent?: (event: TunnelEvent, registry: TunnelRegistry) => void;
+  /** Options of the relay's exchange capture (issue 19: ring bounds, body cap). */
+  capture?: ExchangeCaptureOptions;
 }
 
 /**
@@ -53,6 +65,15 @@ export interface RelayDeps {
  */
 export function createRelay(deps: RelayDeps): TunnelRelay {
   const { zone, accounts, logger } = deps;
+  const seen = new Set<string>();
+  const capture = new ExchangeCapture(deps.capture);
+  const names = new Map<string, string>(); // key names never change; a revoked key never authenticates again
+  const keyName = (keyId: string) => {
+    let n = names.get(keyId);
+    if (n === undefined)
+      names.set(keyId, (n = accounts.listKeys().find((k) => k.id === keyId)?.name ?? keyId));
+    return n;
+  };
   const registry = new TunnelRegistry({
     authenticate: (key) => Promise.resolve(accounts.authenticateKey(key)),
     publicUrl: (subdomain, account) => `${tunnelBases(zone, `${subdomain}--${account}`).host}/mcp`,
@@ -60,6 +81,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     onEvent: (e) => {
       deps.onTunnelEvent?.(e, registry);
       if (e.type !== 'tunnel.connected') return;
+      seen.add(`${e.subdomain}--${e.account}`);
       const info = registry.list().find((t) => t.id === e.tunnelId);
       if (info?.metadata[POLICY_KEYS.auth] === 'none')
         logger.warn(
@@ -92,7 +114,18 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
   };
   return {
     registry,
-    hook: createRelayHook({ zone, registry, accounts, oauth: oauthProxy, logger }),
+    hook: createRelayHook({
+      zone,
+      registry,
+      accounts,
+      oauth: oauthProxy,
+      logger,
+      capture: { exchanges: capture, keyName },
+    }),
+    capture,
+    accounts,
+    seen: (id) => seen.has(id),
+    keyName,
     resources: () => [...owned().keys()],
     owners: {
       ownerOf: (resource) => owned().get(resource),

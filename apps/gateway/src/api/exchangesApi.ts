@@ -1,0 +1,64 @@
+/**
+ * Wires the capture API (issue 19) onto the gateway: one encapsulated plugin with the caller hook (`caller.ts`), the
+ * exchange routes and the stats routes over the relay's capture; and the ring bounds from the environment.
+ *
+ * @module
+ */
+import type { ExchangeCaptureOptions } from '@mcppipe/capture';
+import type { FastifyInstance } from 'fastify';
+import type { TunnelRelay } from '../tunnel/relay.js';
+import { splitLabel } from '../tunnel/address.js';
+import { createCallerResolver } from './caller.js';
+import { exchangesRoutes } from './exchanges.js';
+import { callerHook } from './exchangesScope.js';
+import { statsRoutes } from './stats.js';
+
+/** Environment variables of the capture: exchanges and bytes kept per tunnel, bytes kept per body. */
+export const CAPTURE_ENV = {
+  maxExchanges: 'MCPPIPE_CAPTURE_MAX_EXCHANGES',
+  maxBytes: 'MCPPIPE_CAPTURE_MAX_BYTES',
+  bodyCapBytes: 'MCPPIPE_CAPTURE_BODY_CAP_BYTES',
+} as const;
+
+/**
+ * The capture options set in the environment (unset ones keep `@mcppipe/capture`'s defaults).
+ *
+ * @param env - the environment
+ * @returns the options; a value that is not an integer is passed on and refused by `ExchangeCapture` (TypeError)
+ */
+export function captureOptions(env: NodeJS.ProcessEnv): ExchangeCaptureOptions {
+  const out: ExchangeCaptureOptions = {};
+  for (const [k, name] of Object.entries(CAPTURE_ENV) as [keyof typeof CAPTURE_ENV, string][]) {
+    const v = env[name];
+    if (v !== undefined && v !== '') out[k] = Number(v);
+  }
+  return out;
+}
+
+/**
+ * Registers the capture API on the app, in its own encapsulated context.
+ *
+ * @param app - the gateway app (not yet listening)
+ * @param relay - the tunnel relay (its capture, accounts, registry)
+ * @param apiToken - the admin token, if set
+ */
+export async function exchangesApi(
+  app: FastifyInstance,
+  relay: TunnelRelay,
+  apiToken?: string,
+): Promise<void> {
+  const resolveCaller = createCallerResolver({ accounts: relay.accounts, ...(apiToken && { apiToken }) });
+  const live = (id: string) => {
+    for (const c of splitLabel(id)) {
+      const t = relay.registry.lookup(c.subdomain, c.account);
+      if (t !== undefined) return t;
+    }
+    return undefined;
+  };
+  const known = (id: string) => relay.seen(id) || live(id) !== undefined;
+  await app.register(async (api) => {
+    api.addHook('onRequest', callerHook(resolveCaller));
+    exchangesRoutes(api, { capture: relay.capture, known, live, keyName: relay.keyName });
+    statsRoutes(api, { capture: relay.capture, known });
+  });
+}

@@ -1,0 +1,359 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseExchange, textOf } from './classify.js';
+import {
+  DEFAULT_BODY_CAP_BYTES,
+  DEFAULT_RING_MAX_BYTES,
+  DEFAULT_RING_MAX_EXCHANGES,
+  MAX_PENDING_CHILD_RESPONSES,
+  RECORD_OVERHEAD_BYTES,
+} from './defaults.js';
+import { redactMessage } from './redact.js';
+import { BoundedRing } from './ring.js';
+import { ToolStats } from './stats.js';
+import { tapExchange } from './tap.js';
+import { runReplay } from './replay.js';
+import type { ReplayAnswer } from './replay.js';
+import type {
+  ExchangeChild,
+  ExchangeContext,
+  ExchangeDetail,
+  ExchangeSummary,
+  RawExchange,
+  ToolStatsRow,
+} from './types.js';
+
+/** Options of {@link ExchangeCapture}. */
+export interface ExchangeCaptureOptions {
+  /** Exchanges kept per tunnel. Default 1000. */
+  maxExchanges?: number;
+  /** Captured bytes kept per tunnel. Default 16 MiB. */
+  maxBytes?: number;
+  /** Bytes kept of each body. Default 64 KiB. */
+  bodyCapBytes?: number;
+  /** Time source, epoch ms. Default `Date.now`. */
+  now?: () => number;
+}
+
+/** Filters of {@link ExchangeCapture.list} (all optional, combined with AND). */
+export interface ExchangeFilter {
+  upstream?: string;
+  method?: string;
+  /** `ok`, `isError`, or `error` (a JSON-RPC error code or a non-2xx answer). */
+  status?: 'ok' | 'error' | 'isError';
+  caller?: string;
+  /** At most this many, newest first. Default 100. */
+  limit?: number;
+}
+
+/** What a replay sends: the original request's body and the headers that keep its session. */
+export interface ReplaySource {
+  /** The original body (values included: kept in memory only, never returned by the API); undefined if cut. */
+  body: string | undefined;
+  headers: Record<string, string>;
+}
+
+interface Held extends ExchangeDetail {
+  sizeBytes: number;
+  replay: ReplaySource;
+}
+
+interface Scope {
+  ring: BoundedRing<Held>;
+  stats: ToolStats;
+  stars: Set<string>;
+  listeners: Set<(s: ExchangeSummary) => void>;
+  /** Client answers to server→client requests, by `<session> <id>`, until their call is recorded. */
+  answers: Map<string, unknown>;
+}
+
+const summaryOf = (h: Held): ExchangeSummary => {
+  const { request: _q, response: _r, truncated: _t, children: _c, sizeBytes: _s, replay: _p, ...summary } = h;
+  return summary;
+};
+
+/**
+ * The relay's capture of exchanges (issue 19 item 2, D2, D3), per tunnel: {@link tap} tees a forwarded exchange
+ * without parsing it; after the response is sent, the bytes are parsed, classified, redacted and kept in a ring
+ * bounded by count and bytes, counted in the per-tool stats and handed to Live subscribers.
+ *
+ * @example
+ * ```ts
+ * const capture = new ExchangeCapture({ maxExchanges: 500 });
+ * capture.tap('laptop--alice', { req, res }, { caller: 'ci key', zeroKnowledge: false });
+ * registry.forward(tunnel, { req, res });
+ * capture.list('laptop--alice', { status: 'error' });
+ * ```
+ */
+export class ExchangeCapture {
+  readonly #scopes = new Map<string, Scope>();
+  readonly #prefix = randomBytes(4).toString('hex');
+  readonly #maxExchanges: number;
+  readonly #maxBytes: number;
+  readonly #cap: number;
+  readonly #now: () => number;
+  #seq = 0;
+
+  /**
+   * @param options - ring bounds, body cap, clock
+   * @throws TypeError when a bound is not a positive integer
+   */
+  constructor(options: ExchangeCaptureOptions = {}) {
+    this.#maxExchanges = options.maxExchanges ?? DEFAULT_RING_MAX_EXCHANGES;
+    this.#maxBytes = options.maxBytes ?? DEFAULT_RING_MAX_BYTES;
+    this.#cap = options.bodyCapBytes ?? DEFAULT_BODY_CAP_BYTES;
+    this.#now = options.now ?? Date.now;
+    new BoundedRing(this.#maxExchanges, this.#maxBytes); // validates the bounds now
+    if (!Number.isInteger(this.#cap) || this.#cap < 0)
+      throw new TypeError(`ExchangeCapture: bodyCapBytes must be a non-negative integer, got ${this.#cap}`);
+  }
+
+  #scope(tunnel: string): Scope {
+    let s = this.#scopes.get(tunnel);
+    if (s === undefined)
+      this.#scopes.set(
+        tunnel,
+        (s = {
+          ring: new BoundedRing(this.#maxExchanges, this.#maxBytes),
+          stats: new ToolStats(),
+          stars: new Set(),
+          listeners: new Set(),
+          answers: new Map(),
+        }),
+      );
+    return s;
+  }
+
+  /**
+   * Tees one forwarded exchange of a tunnel; it is recorded once the response has closed (see `tapExchange`).
+   *
+   * @param tunnel - the tunnel id (`<subdomain>--<account>`)
+   * @param exchange - `req`: the public request, not yet read; `res`: the public response, nothing written yet
+   * @param context - caller, zero-knowledge, capture of values
+   */
+  tap(
+    tunnel: string,
+    exchange: { req: IncomingMessage; res: ServerResponse },
+    context: ExchangeContext,
+  ): void {
+    tapExchange(exchange, { ...context, capBytes: this.#cap, now: this.#now }, (raw) =>
+      this.record(tunnel, raw),
+    );
+  }
+
+  /**
+   * Records one exchange (parsing happens here, off the forwarding path). A POST that only carries a client's answer
+   * to a server→client request is not an exchange of its own: it is attached to its call as a child.
+   *
+   * @param tunnel - the tunnel id
+   * @param raw - the tee's result
+   * @returns the summary, or undefined when it was a child answer
+   */
+  record(tunnel: string, raw: RawExchange): ExchangeSummary | undefined {
+    const scope = this.#scope(tunnel);
+    const zk = raw.zeroKnowledge;
+    const parsed = zk ? undefined : parseExchange(raw);
+    const values = raw.captureValues === true;
+    if (parsed && parsed.method === null && parsed.answers.length > 0) {
+      for (const a of parsed.answers) {
+        scope.answers.set(`${raw.sessionId} ${JSON.stringify(a['id'])}`, values ? a : redactMessage(a));
+        if (scope.answers.size > MAX_PENDING_CHILD_RESPONSES)
+          scope.answers.delete(scope.answers.keys().next().value!);
+      }
+      return undefined;
+    }
+    const children: ExchangeChild[] = (parsed?.serverRequests ?? []).map((m) => {
+      const key = `${raw.sessionId} ${JSON.stringify(m['id'])}`;
+      const response = scope.answers.get(key) ?? null;
+      scope.answers.delete(key);
+      return { method: m['method'] as string, request: m, response };
+    });
+    const requestText = zk ? '' : textOf(raw.request);
+    const keptRequest = parsed?.request ?? (values && requestText ? requestText : null);
+    const status =
+      parsed?.status ?? (raw.httpStatus >= 200 && raw.httpStatus < 300 ? 'ok' : `http_${raw.httpStatus}`);
+    const held: Held = {
+      id: `ex_${this.#prefix}${(++this.#seq).toString(36).padStart(7, '0')}`,
+      at: new Date(raw.startedAt).toISOString(),
+      caller: raw.caller,
+      method: parsed?.method ?? null,
+      name: parsed?.name ?? null,
+      upstream: parsed?.upstream ?? null,
+      status,
+      durationMs: Math.round(raw.durationMs * 100) / 100,
+      requestBytes: raw.request.bytes,
+      responseBytes: raw.response.bytes,
+      ...(raw.replayOf !== undefined && { replayOf: raw.replayOf }),
+      request: values || keptRequest === null ? keptRequest : redactMessage(keptRequest),
+      response: parsed?.response ?? (zk ? null : textOf(raw.response) || null),
+      truncated: { request: raw.request.truncated, response: raw.response.truncated },
+      children,
+      sizeBytes:
+        RECORD_OVERHEAD_BYTES +
+        (zk ? 0 : 2 * Math.min(raw.request.bytes, this.#cap)) +
+        Math.min(raw.response.bytes, this.#cap),
+      replay: { body: raw.request.truncated || zk ? undefined : requestText, headers: raw.replayHeaders },
+    };
+    scope.ring.push(held);
+    if (held.method === 'tools/call' && held.name !== null)
+      scope.stats.record({
+        name: held.name,
+        upstream: held.upstream,
+        at: raw.startedAt,
+        durationMs: raw.durationMs,
+        error: status !== 'ok',
+      });
+    const summary = summaryOf(held);
+    for (const fn of scope.listeners) {
+      try {
+        fn(summary);
+      } catch {
+        // a failing subscriber never stops the others
+      }
+    }
+    return summary;
+  }
+
+  /**
+   * A tunnel's exchanges, newest first.
+   *
+   * @param tunnel - the tunnel id
+   * @param filter - upstream, method, status, caller, limit
+   * @returns the summaries
+   */
+  list(tunnel: string, filter: ExchangeFilter = {}): ExchangeSummary[] {
+    const out: ExchangeSummary[] = [];
+    const limit = filter.limit ?? 100;
+    const scope = this.#scopes.get(tunnel);
+    if (scope === undefined || limit <= 0) return out;
+    for (const h of scope.ring.newestFirst()) {
+      if (matches(h, filter)) out.push(summaryOf(h));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /**
+   * One exchange with its bodies and children.
+   *
+   * @param tunnel - the tunnel id
+   * @param id - the exchange id
+   * @returns the detail, or undefined when unknown or evicted
+   */
+  get(tunnel: string, id: string): ExchangeDetail | undefined {
+    const h = this.#scopes.get(tunnel)?.ring.get(id);
+    if (h === undefined) return undefined;
+    const { sizeBytes: _s, replay: _r, ...detail } = h;
+    return detail;
+  }
+
+  /**
+   * What a replay of an exchange sends (the original request, values included).
+   *
+   * @param tunnel - the tunnel id
+   * @param id - the exchange id
+   * @returns the source, or undefined when unknown or evicted
+   */
+  replaySource(tunnel: string, id: string): ReplaySource | undefined {
+    return this.#scopes.get(tunnel)?.ring.get(id)?.replay;
+  }
+
+  /**
+   * Replays an exchange through `send` (the same tunnel as the original, as its owner) and records the answer as a
+   * new exchange with `replayOf` set.
+   *
+   * @param tunnel - the tunnel id
+   * @param id - the exchange to replay
+   * @param options - `send`; `request`: the edited JSON-RPC request (default the original); the API `caller`;
+   *   the tunnel's mode; `timeoutMs` to read the answer (default 60 000)
+   * @returns the new exchange's summary; `undefined` when `id` is unknown; `'not_replayable'` when there is no body
+   *   to send (the original was cut at the cap or the tunnel is zero-knowledge) and no `request` was given
+   * @throws whatever `send` rejects with (e.g. `MCPP_TUNNEL_OFFLINE`)
+   */
+  async replay(
+    tunnel: string,
+    id: string,
+    options: {
+      send: (body: string) => Promise<ReplayAnswer>;
+      request?: unknown;
+      caller: string | null;
+      zeroKnowledge: boolean;
+      captureValues?: boolean;
+      timeoutMs?: number;
+    },
+  ): Promise<ExchangeSummary | 'not_replayable' | undefined> {
+    const source = this.replaySource(tunnel, id);
+    if (source === undefined) return undefined;
+    const body = options.request !== undefined ? JSON.stringify(options.request) : source.body;
+    if (body === undefined) return 'not_replayable';
+    const raw = await runReplay({
+      body,
+      send: options.send,
+      caller: options.caller,
+      replayOf: id,
+      zeroKnowledge: options.zeroKnowledge,
+      ...(options.captureValues !== undefined && { captureValues: options.captureValues }),
+      replayHeaders: source.headers,
+      capBytes: this.#cap,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      now: this.#now,
+    });
+    return this.record(tunnel, raw);
+  }
+
+  /**
+   * Live exchanges of a tunnel (the Live tab's SSE).
+   *
+   * @param tunnel - the tunnel id
+   * @param fn - called with each new summary, synchronously after it was recorded
+   * @returns the unsubscribe function
+   */
+  subscribe(tunnel: string, fn: (summary: ExchangeSummary) => void): () => void {
+    const listeners = this.#scope(tunnel).listeners;
+    listeners.add(fn);
+    return () => listeners.delete(fn);
+  }
+
+  /**
+   * Per-tool stats of a tunnel over a window ending now (pre-aggregated: O(minutes × bins) per tool).
+   *
+   * @param tunnel - the tunnel id
+   * @param windowMs - 3 600 000 (1 h) or 86 400 000 (24 h)
+   * @returns one row per tool with calls in the window
+   */
+  stats(tunnel: string, windowMs: number): ToolStatsRow[] {
+    return this.#scopes.get(tunnel)?.stats.query(windowMs, this.#now()) ?? [];
+  }
+
+  /**
+   * Stars (the Tools tab's pins) of a tunnel.
+   *
+   * @param tunnel - the tunnel id
+   * @returns the starred exposed names
+   */
+  stars(tunnel: string): ReadonlySet<string> {
+    return this.#scopes.get(tunnel)?.stars ?? new Set();
+  }
+
+  /**
+   * Stars or unstars a tool.
+   *
+   * @param tunnel - the tunnel id
+   * @param name - the exposed tool name
+   * @param on - star (true) or unstar (false)
+   */
+  setStar(tunnel: string, name: string, on: boolean): void {
+    const stars = this.#scope(tunnel).stars;
+    if (on) stars.add(name);
+    else stars.delete(name);
+  }
+}
+
+function matches(h: ExchangeSummary, f: ExchangeFilter): boolean {
+  if (f.upstream !== undefined && h.upstream !== f.upstream) return false;
+  if (f.method !== undefined && h.method !== f.method) return false;
+  if (f.caller !== undefined && h.caller !== f.caller) return false;
+  if (f.status === 'ok' || f.status === 'isError') return h.status === f.status;
+  if (f.status === 'error') return h.status !== 'ok' && h.status !== 'isError';
+  return true;
+}

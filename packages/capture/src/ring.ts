@@ -1,0 +1,74 @@
+/** Anything the ring can hold: an id and what it costs in bytes. */
+export interface RingEntry {
+  id: string;
+  sizeBytes: number;
+}
+
+/**
+ * A ring bounded by count and by bytes (D3): adding an entry evicts the oldest ones until both bounds hold again
+ * (a single entry larger than the byte bound is still kept alone, so the newest exchange is always visible).
+ */
+export class BoundedRing<T extends RingEntry> {
+  readonly #entries: T[] = [];
+  readonly #byId = new Map<string, T>();
+  #head = 0;
+  #bytes = 0;
+
+  /**
+   * @param maxCount - entries kept
+   * @param maxBytes - bytes kept (the sum of `sizeBytes`)
+   * @throws TypeError when a bound is not a positive integer
+   */
+  constructor(
+    readonly maxCount: number,
+    readonly maxBytes: number,
+  ) {
+    for (const [k, v] of Object.entries({ maxCount, maxBytes }))
+      if (!Number.isInteger(v) || v < 1)
+        throw new TypeError(`BoundedRing: ${k} must be a positive integer, got ${v}`);
+  }
+
+  /** Entries held. */
+  get size(): number {
+    return this.#entries.length - this.#head;
+  }
+
+  /** Bytes held. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * Adds the newest entry, evicting the oldest as needed.
+   *
+   * @param entry - the entry
+   */
+  push(entry: T): void {
+    this.#entries.push(entry);
+    this.#byId.set(entry.id, entry);
+    this.#bytes += entry.sizeBytes;
+    while (this.size > 1 && (this.size > this.maxCount || this.#bytes > this.maxBytes)) {
+      const old = this.#entries[this.#head]!;
+      this.#head++;
+      this.#bytes -= old.sizeBytes;
+      this.#byId.delete(old.id);
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#entries.length) {
+      this.#entries.splice(0, this.#head);
+      this.#head = 0;
+    }
+  }
+
+  /**
+   * @param id - an entry id
+   * @returns the entry, if still held
+   */
+  get(id: string): T | undefined {
+    return this.#byId.get(id);
+  }
+
+  /** @returns the entries, newest first */
+  *newestFirst(): IterableIterator<T> {
+    for (let i = this.#entries.length - 1; i >= this.#head; i--) yield this.#entries[i]!;
+  }
+}

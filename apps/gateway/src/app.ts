@@ -110,9 +110,14 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   if (dashboard !== undefined) await app.register(async (ui) => dashboardRoutes(ui, dashboard));
   const { events, apiToken, tunnelEvents } = d;
   if ((events && apiToken) || tunnelEvents) {
-    const resolveCaller = createCallerResolver({ apiToken, accounts: tunnelEvents?.accounts });
+    const resolveCaller = createCallerResolver({
+      apiToken,
+      accounts: tunnelEvents?.accounts,
+      sessions: d.sessions,
+    });
     const served = { resolveCaller, events: apiToken ? events : undefined, tunnels: tunnelEvents?.scopes };
     await app.register(async (api) => apiRoutes(api, served));
   }
+  if (d.sessionApi) await app.register(d.sessionApi);
   return app;
 }

@@ -24,9 +24,9 @@ import type { GatewayOptions } from './options.js';
 import { listenOrExplain } from './listen.js';
 import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js';
 import { zoneConfig } from './tunnel/address.js';
-import { createRelay } from './tunnel/relay.js';
 import { gatewayEvents } from './events/tunnels.js';
 import { captureOptions, exchangesApi } from './api/exchangesApi.js';
+import { openTunnelRelay } from './api/settingsOpen.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -58,25 +58,22 @@ export async function startGateway(
   const { publicUrl } = options;
   const aliases = options.loopbackAliases === true && isLoopbackHost(options.host);
   const bases = aliases ? loopbackOrigins(publicUrl) : [publicUrl];
-  const supervisor = new Supervisor({
-    upstreams: layout.upstreams,
-    policy: gatewayPolicy(),
-    logger,
-  });
+  const supervisor = new Supervisor({ upstreams: layout.upstreams, policy: gatewayPolicy(), logger });
   const late: { oauth?: OAuthProvider } = {}; // the provider needs the relay's resources first
   // E1–E4: events, webhooks and tool pins of the configured servers (every list goes through the pins) and tunnels
   const { events, tunnel } = await gatewayEvents(supervisor, { ...options, env, logger });
-  const relay =
+  const opened =
     options.tunnelZone === undefined || tunnel === undefined
       ? undefined
-      : createRelay({
+      : await openTunnelRelay({
           zone: zoneConfig(options.tunnelZone, publicUrl),
-          accounts: tunnel.accounts,
+          dataDir: options.dataDir,
           oauth: () => late.oauth!,
           logger,
           onTunnelEvent: tunnel.onTunnelEvent,
           capture: captureOptions(env),
         });
+  const relay = opened?.relay;
   const oauth = await createOAuthProvider({
     dataDir: options.dataDir,
     publicUrl,
@@ -115,7 +112,8 @@ export async function startGateway(
     trustedProxies: options.trustedProxies,
     allowedOrigins: options.allowedOrigins,
     loopbackAliases: aliases,
-    ...(relay && tunnel && { tunnelHook: relay.hook, tunnelEvents: tunnel, tunnelZone: options.tunnelZone }),
+    ...(opened &&
+      tunnel && { ...opened.appDeps(apiToken), tunnelEvents: tunnel, tunnelZone: options.tunnelZone }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     ...(options.rateLimitPerMinute !== undefined && { rateLimit: { max: options.rateLimitPerMinute } }),
     clientLimits: {
@@ -126,7 +124,7 @@ export async function startGateway(
     },
     logger,
   });
-  if (relay) await exchangesApi(app, relay, apiToken); // issue 19: exchanges, Live, replay, stats, stars
+  if (opened) await exchangesApi(app, opened.relay, { apiToken, sessions: opened.sessions }); // issue 19: exchanges, Live, replay, stats, stars
   aggregator.on('list_changed', (kind) => {
     const notify = app.gateway.hosts.aggregate?.notify;
     if (kind === 'tools') notify?.toolsChanged();

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { SessionStore } from './api/sessionStore.js';
 import type { PolicyGate } from '@mcppipe/aggregator';
 import type { TunnelScopes } from '@mcppipe/events';
 import type { AccountStore, BearerVerifier } from '@mcppipe/oauth';
@@ -128,6 +129,10 @@ export interface GatewayDeps {
   tunnelZone?: string;
   /** The built dashboard to serve at `/dashboard/` (DESIGN.md D3). Default: `dist/dashboard` when present. */
   dashboardDir?: string;
+  /** The account API (session, keys, tunnel settings; issue 19), registered when the relay is on. */
+  sessionApi?: FastifyPluginAsync;
+  /** The dashboard sessions (cookie callers of every `/api` route). */
+  sessions?: Pick<SessionStore, 'touch'>;
   /** Stage observer for tests. */
   observer?: PipelineObserver;
   /** The events of the configured servers (E1–E4); with `apiToken`, `/api/*` is served. */

@@ -25,6 +25,8 @@ export type {
 } from './policyGate.js';
 export { pinnedRegistry } from './pinned.js';
 export type { PinnedRegistry, ToolPinFilter } from './pinned.js';
+export { RelayGate, relayPolicyConfig, relayRulesActive } from './relayGate.js';
+export type { RelayGateOptions, RelayRules, RelayVerdict } from './relayGate.js';
 export { createProxyServer } from './proxy.js';
 export type { ProxyServerOptions } from './proxy.js';
 export type {

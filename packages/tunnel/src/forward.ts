@@ -16,6 +16,16 @@ export interface ForwardExchange {
    * agent's credentials and sets `X-Forwarded-Host/Proto/For` here (T4, T5).
    */
   headers?: HeaderOverrides;
+  /**
+   * The request body, already read by the relay (a tunnel with policies, P3): sent instead of piping `req`, with
+   * its `content-length`.
+   */
+  body?: Buffer;
+  /**
+   * Called with the CLI's response headers; a returned stream sits between the tunnel and `res` (the body is
+   * rewritten, so `content-length` is dropped). Undefined: the body is piped as is.
+   */
+  transform?: (headers: http2.IncomingHttpHeaders) => NodeJS.ReadWriteStream | undefined;
 }
 
 const NO_BODY = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
@@ -25,20 +35,26 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
   const { req, res } = exchange;
   if (tunnel === undefined || !tunnel.live) throw tunnelOffline(tunnel?.subdomain);
   const method = req.method ?? 'GET';
+  const { body } = exchange;
   const hasBody =
+    body !== undefined ||
     !NO_BODY.has(method) ||
     req.headers['content-length'] !== undefined ||
     req.headers['transfer-encoding'] !== undefined;
   const stream = tunnel.openStream(
     {
-      ...endToEndHeaders(req.headers, exchange.headers),
+      ...endToEndHeaders(req.headers, {
+        ...exchange.headers,
+        ...(body !== undefined && { 'content-length': String(body.length) }),
+      }),
       ':method': method,
       ':path': req.url ?? '/',
       ':authority': req.headers.host ?? tunnel.subdomain,
     },
     !hasBody,
   );
-  if (hasBody) req.pipe(stream);
+  if (body !== undefined) stream.end(body);
+  else if (hasBody) req.pipe(stream);
   return new Promise<void>((resolve) => {
     const cancel = (): void => {
       if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
@@ -50,9 +66,11 @@ export async function forwardRequest(tunnel: Tunnel | undefined, exchange: Forwa
     req.on('error', cancel);
     stream.on('response', (headers) => {
       const status = Number(headers[':status']);
-      res.writeHead(status, endToEndHeaders(headers));
+      const through = exchange.transform?.(headers);
+      res.writeHead(status, endToEndHeaders(headers, through ? { 'content-length': null } : undefined));
       res.flushHeaders();
-      stream.pipe(res);
+      if (through === undefined) stream.pipe(res);
+      else stream.pipe(through).pipe(res);
     });
     // The tunnel dropped or the CLI reset the stream: the call fails, it is never replayed (T6).
     const fail = (): void => {

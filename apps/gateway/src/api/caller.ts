@@ -1,52 +1,101 @@
 /**
- * Who is calling `/api` (DESIGN.md E2): the operator with the admin token, or an account with one of its API keys
- * (the dashboard session is the third form). One resolver for every `/api` route; the area check
- * ({@link callerMayUse}) says which caller kind may use which routes.
+ * Who is calling the `/api` routes (the shared API contract): the admin (`Bearer $MCPPIPE_API_TOKEN`, constant
+ * time), an account by one of its API keys (`AccountStore.authenticateKey`), or an account by its dashboard
+ * session (cookie `mcppipe_session`). Every state-changing request made with a session cookie must carry
+ * `x-csrf-token` equal to the session's CSRF token ({@link csrfOk}).
  *
  * @module
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AccountStore } from '@mcppipe/oauth';
+import { parseCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
+import type { SessionStore } from './sessionStore.js';
 
-/** The caller of an `/api` request. */
+/** The resolved caller of an API request. */
 export type ApiCaller =
   | { kind: 'admin' } // Bearer $MCPPIPE_API_TOKEN (constant-time)
   | { kind: 'account'; account: string; via: 'key'; keyId: string } // Bearer <account API key>
   | { kind: 'account'; account: string; via: 'session'; csrf: string }; // cookie mcppipe_session
 
+/** The session cookie's name. */
+export const SESSION_COOKIE = 'mcppipe_session';
+/** The header that carries the session's CSRF token. */
+export const CSRF_HEADER = 'x-csrf-token';
+
 /** What {@link createCallerResolver} needs. */
 export interface CallerDeps {
-  /** `MCPPIPE_API_TOKEN`; without it no caller is the admin. */
+  /** The admin API token; unset: no admin caller. */
   apiToken?: string | undefined;
-  /** The relay's accounts (with `--tunnel-zone`); without them no caller is an account. */
+  /** The relay's accounts (API keys); unset: no key callers. */
   accounts?: Pick<AccountStore, 'authenticateKey'> | undefined;
+  /** The dashboard sessions; unset: no session callers. */
+  sessions?: Pick<SessionStore, 'touch'> | undefined;
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * Compares two secrets in constant time (of their digests).
+ *
+ * @returns whether they are equal
+ */
+export function sameSecret(a: string, b: string): boolean {
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+/**
+ * The session id in a request's cookie, if any.
+ *
+ * @param req - the request
+ * @returns the cookie's value
+ */
+export function sessionCookie(req: FastifyRequest): string | undefined {
+  const header = req.headers.cookie;
+  return header === undefined ? undefined : parseCookie(header)[SESSION_COOKIE];
+}
+
+/**
+ * Builds the resolver. A bearer token wins over a cookie; a bearer that matches nothing is no caller (401), even
+ * with a valid cookie.
+ *
+ * @param deps - the admin token, the accounts and the sessions
+ * @returns `resolveCaller(req)`: the caller, or undefined for none (answer 401)
+ */
+export function createCallerResolver(deps: CallerDeps): (req: FastifyRequest) => ApiCaller | undefined {
+  const admin = deps.apiToken === undefined ? undefined : digest(deps.apiToken);
+  return (req) => {
+    const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    if (bearer !== undefined) {
+      if (admin !== undefined && timingSafeEqual(digest(bearer), admin)) return { kind: 'admin' };
+      const owner = deps.accounts?.authenticateKey(bearer);
+      return owner && { kind: 'account', account: owner.account, via: 'key', keyId: owner.keyId };
+    }
+    const id = sessionCookie(req);
+    const session = id === undefined ? undefined : deps.sessions?.touch(id);
+    return session && { kind: 'account', account: session.account, via: 'session', csrf: session.csrf };
+  };
+}
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The CSRF rule: a state-changing request of a session caller must carry `x-csrf-token` equal to the session's
+ * token; API-key and admin callers need none (browsers do not attach their bearer tokens by themselves).
+ *
+ * @param req - the request
+ * @param caller - its resolved caller
+ * @returns whether the request may proceed (else answer 403 `{ error: 'csrf' }`)
+ */
+export function csrfOk(req: FastifyRequest, caller: ApiCaller): boolean {
+  if (caller.kind !== 'account' || caller.via !== 'session' || !STATE_CHANGING.has(req.method)) return true;
+  const sent = req.headers[CSRF_HEADER];
+  return typeof sent === 'string' && sameSecret(sent, caller.csrf);
 }
 
 /** The challenge of a 401 from `/api`. */
 export const API_CHALLENGE = 'Bearer realm="mcppipe-api"';
-
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
-const digest = (s: string) => createHash('sha256').update(s).digest();
-
-/**
- * Builds the resolver: `Authorization: Bearer <token>` is the admin when it equals `MCPPIPE_API_TOKEN` (compared
- * in constant time over SHA-256 digests), else an account when it is one of that account's API keys
- * (`AccountStore.authenticateKey`, constant time per key).
- *
- * @param deps - the admin token and the accounts
- * @returns `resolveCaller(req)`: the caller, or undefined (answer 401 with {@link API_CHALLENGE})
- */
-export function createCallerResolver(deps: CallerDeps): (req: FastifyRequest) => ApiCaller | undefined {
-  const admin = deps.apiToken ? digest(deps.apiToken) : undefined;
-  return (req) => {
-    const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
-    if (token === undefined) return undefined;
-    if (admin && timingSafeEqual(digest(token), admin)) return { kind: 'admin' };
-    const owner = deps.accounts?.authenticateKey(token);
-    return owner && { kind: 'account', account: owner.account, via: 'key', keyId: owner.keyId };
-  };
-}
 
 const ADMIN_AREAS = ['/api/servers', '/api/webhooks'];
 const ACCOUNT_AREAS = ['/api/tunnels', '/api/keys', '/api/session'];

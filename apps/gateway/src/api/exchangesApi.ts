@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TunnelRelay } from '../tunnel/relay.js';
 import { splitLabel } from '../tunnel/address.js';
 import { createCallerResolver } from './caller.js';
+import type { CallerDeps } from './caller.js';
 import { exchangesRoutes } from './exchanges.js';
 import { callerHook } from './exchangesScope.js';
 import { statsRoutes } from './stats.js';
@@ -40,14 +41,14 @@ export function captureOptions(env: NodeJS.ProcessEnv): ExchangeCaptureOptions {
  *
  * @param app - the gateway app (not yet listening)
  * @param relay - the tunnel relay (its capture, accounts, registry)
- * @param apiToken - the admin token, if set
+ * @param callers - the admin token and the dashboard sessions, if any
  */
 export async function exchangesApi(
   app: FastifyInstance,
   relay: TunnelRelay,
-  apiToken?: string,
+  callers: Omit<CallerDeps, 'accounts'> = {},
 ): Promise<void> {
-  const resolveCaller = createCallerResolver({ accounts: relay.accounts, ...(apiToken && { apiToken }) });
+  const resolveCaller = createCallerResolver({ ...callers, accounts: relay.accounts });
   const live = (id: string) => {
     for (const c of splitLabel(id)) {
       const t = relay.registry.lookup(c.subdomain, c.account);

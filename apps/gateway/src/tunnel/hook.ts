@@ -15,6 +15,8 @@ import { writeTunnelOffline } from '@mcppipe/tunnel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CREDENTIAL_HEADERS } from '../pipeline/auth.js';
 import { RPC, refuse } from '../pipeline/rpcError.js';
+import type { SettingsEnforcer } from '../api/settingsRelay.js';
+import { forwardGated } from '../api/settingsRelay.js';
 import type { Logger } from '../types.js';
 import type { TunnelAddress, ZoneConfig } from './address.js';
 import { PRM_PREFIX, tunnelAddress } from './address.js';
@@ -34,6 +36,8 @@ export interface RelayHookDeps {
     keyName: (keyId: string) => string;
     values?: (id: string) => boolean;
   };
+  /** The owner's stored settings (issue 19): they win over the connect metadata. */
+  settings?: SettingsEnforcer;
 }
 
 const STRIP = Object.fromEntries([...CREDENTIAL_HEADERS, RELAY_REQUEST_HEADER].map((h) => [h, null]));
@@ -54,9 +58,11 @@ function unauthorized(reply: FastifyReply, challenge: string, message: string): 
  * @returns the `onRequest` hook
  */
 export function createRelayHook(deps: RelayHookDeps) {
-  const { zone, registry, accounts, oauth, logger } = deps;
+  const { zone, registry, accounts, oauth, logger, settings } = deps;
   const policies = new WeakMap<Tunnel, TunnelPolicy | string>();
   const policyOf = (t: Tunnel): TunnelPolicy | string => {
+    const stored = settings?.policy(t);
+    if (stored !== undefined) return stored;
     let p = policies.get(t);
     if (p === undefined) policies.set(t, (p = parsePolicy(t.metadata)));
     return p;
@@ -145,7 +151,12 @@ export function createRelayHook(deps: RelayHookDeps) {
       'x-forwarded-host': address.host,
       'x-forwarded-proto': zone.protocol.slice(0, -1),
     };
-    registry.forward(tunnel, { req: req.raw, res: reply.raw, headers: forwarded }).catch((err: unknown) => {
+    const exchange = { req: req.raw, res: reply.raw, headers: forwarded };
+    const gate = tunnel.zeroKnowledge ? undefined : settings?.gate(tunnel);
+    const sent = gate
+      ? forwardGated(req, exchange, { registry, tunnel, gate })
+      : registry.forward(tunnel, exchange);
+    sent.catch((err: unknown) => {
       if (isMcpPipeError(err, 'MCPP_TUNNEL_OFFLINE') && !reply.raw.headersSent)
         return writeTunnelOffline(reply.raw);
       logger.warn({ err: (err as Error).message }, 'tunnel forward failed');

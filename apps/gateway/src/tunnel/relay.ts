@@ -13,6 +13,7 @@ import type { ExchangeCaptureOptions } from '@mcppipe/capture';
 import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth';
 import { METADATA_HEADER, TunnelRegistry, refuseUpgrade } from '@mcppipe/tunnel';
 import type { TunnelEvent } from '@mcppipe/tunnel';
+import type { SettingsEnforcer } from '../api/settingsRelay.js';
 import type { Logger } from '../types.js';
 import type { ZoneConfig } from './address.js';
 import { tunnelBases } from './address.js';
@@ -55,6 +56,8 @@ export interface RelayDeps {
   onTunnelEvent?: (event: TunnelEvent, registry: TunnelRegistry) => void;
   /** Options of the relay's exchange capture (issue 19: ring bounds, body cap). */
   capture?: ExchangeCaptureOptions;
+  /** The owners' stored tunnel settings (issue 19), enforced by the hook. */
+  settings?: SettingsEnforcer;
 }
 
 /**
@@ -121,6 +124,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
       oauth: oauthProxy,
       logger,
       capture: { exchanges: capture, keyName },
+      ...(deps.settings && { settings: deps.settings }),
     }),
     capture,
     accounts,

@@ -1,0 +1,174 @@
+/**
+ * `POST|GET|DELETE /api/session` (the contract's Session): the dashboard's login with an account password. The
+ * cookie `mcppipe_session` is HttpOnly, SameSite=Lax, Path=/, and Secure when the request is https (Fastify's
+ * `req.protocol`, which reads `X-Forwarded-Proto` only from `TRUSTED_PROXIES`). Failed logins are limited per
+ * account and client address (a fixed one-minute window from the first failure): past the limit, 429 with
+ * `Retry-After` until the window ends; a success clears the count.
+ *
+ * @module
+ */
+import type { AccountStore } from '@mcppipe/oauth';
+import { retryAfterHeader } from '@mcppipe/policy';
+import { stringifySetCookie } from 'cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiCaller } from './caller.js';
+import { SESSION_COOKIE, csrfOk, sessionCookie } from './caller.js';
+import type { SessionStore } from './sessionStore.js';
+import { SESSION_TTL_MS } from './sessionStore.js';
+
+/** Failed logins allowed per account and client address per minute (then 429). */
+export const LOGIN_FAILURES_PER_MINUTE = 10;
+/** The window of {@link LOGIN_FAILURES_PER_MINUTE}, in ms. */
+const WINDOW_MS = 60_000;
+/** The most (account, address) pairs remembered; beyond it the oldest are forgotten. */
+const MAX_TRACKED = 10_000;
+
+/** Failed logins per (account, address) in fixed windows. */
+class FailureWindows {
+  readonly #windows = new Map<string, { start: number; failures: number }>();
+
+  /** @returns ms until `key` may try again (0: now) */
+  waitMs(key: string, now: number): number {
+    const w = this.#windows.get(key);
+    if (w === undefined) return 0;
+    if (now - w.start >= WINDOW_MS) {
+      this.#windows.delete(key);
+      return 0;
+    }
+    return w.failures >= LOGIN_FAILURES_PER_MINUTE ? w.start + WINDOW_MS - now : 0;
+  }
+
+  fail(key: string, now: number): void {
+    const w = this.#windows.get(key);
+    if (w !== undefined && now - w.start < WINDOW_MS) {
+      w.failures++;
+      return;
+    }
+    if (this.#windows.size >= MAX_TRACKED) {
+      const oldest = this.#windows.keys().next().value;
+      if (oldest !== undefined) this.#windows.delete(oldest);
+    }
+    this.#windows.set(key, { start: now, failures: 1 });
+  }
+
+  clear(key: string): void {
+    this.#windows.delete(key);
+  }
+}
+
+/** What the session routes need. */
+export interface SessionDeps {
+  accounts: Pick<AccountStore, 'verifyPassword'>;
+  sessions: SessionStore;
+  resolveCaller: (req: FastifyRequest) => ApiCaller | undefined;
+}
+
+const unauthorized = (reply: FastifyReply, message: string) =>
+  reply
+    .code(401)
+    .header('www-authenticate', 'Bearer realm="mcppipe-api"')
+    .send({ error: 'unauthorized', message });
+
+/**
+ * Resolves an account caller for an account route, or answers: 401 without one, 403 `{ error: 'csrf' }` for a
+ * session's state-changing request without the right `x-csrf-token`, 403 for the admin (it owns no tunnels).
+ *
+ * @param req - the request
+ * @param reply - its reply
+ * @param resolve - the caller resolver
+ * @returns the account caller, or undefined when the answer was sent
+ */
+export function accountCaller(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  resolve: (req: FastifyRequest) => ApiCaller | undefined,
+): Extract<ApiCaller, { kind: 'account' }> | undefined {
+  const caller = resolve(req);
+  if (caller === undefined) {
+    void unauthorized(reply, 'log in (POST /api/session) or send Authorization: Bearer <API key>');
+    return undefined;
+  }
+  if (!csrfOk(req, caller)) {
+    void reply.code(403).send({ error: 'csrf', message: 'send the x-csrf-token header of your session' });
+    return undefined;
+  }
+  if (caller.kind !== 'account') {
+    void reply
+      .code(403)
+      .send({ error: 'forbidden', message: 'account routes need an account API key or session' });
+    return undefined;
+  }
+  return caller;
+}
+
+/**
+ * Registers the session routes.
+ *
+ * @param app - the API plugin instance
+ * @param deps - accounts, sessions and the caller resolver
+ */
+export function sessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
+  const { accounts, sessions } = deps;
+  const failures = new FailureWindows();
+
+  app.post('/api/session', async (req, reply) => {
+    const body = (req.body ?? {}) as { account?: unknown; password?: unknown };
+    const { account, password } = body;
+    if (typeof account !== 'string' || typeof password !== 'string' || account === '')
+      return reply.code(400).send({
+        error: 'invalid_request',
+        message: 'send a JSON body {"account": "...", "password": "..."}',
+      });
+    const key = `${account}\u0000${req.ip}`;
+    const wait = failures.waitMs(key, Date.now());
+    const tooMany = (ms: number) =>
+      reply
+        .code(429)
+        .header('retry-after', retryAfterHeader(ms))
+        .send({
+          error: 'rate_limited',
+          message: `too many failed logins; retry in ${Math.ceil(ms / 1000)} s`,
+        });
+    if (wait > 0) return tooMany(wait);
+    if (!(await accounts.verifyPassword(account, password))) {
+      failures.fail(key, Date.now());
+      return unauthorized(reply, 'wrong account or password');
+    }
+    failures.clear(key);
+    const { id, session } = sessions.create(account);
+    const cookie = stringifySetCookie({
+      name: SESSION_COOKIE,
+      value: id,
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: req.protocol === 'https',
+      maxAge: SESSION_TTL_MS / 1000,
+    });
+    return reply.header('set-cookie', cookie).send({ account, csrf: session.csrf });
+  });
+
+  app.get('/api/session', async (req, reply) => {
+    const caller = deps.resolveCaller(req);
+    if (caller?.kind !== 'account' || caller.via !== 'session')
+      return unauthorized(reply, 'no session: log in with POST /api/session');
+    return { account: caller.account, csrf: caller.csrf };
+  });
+
+  app.delete('/api/session', async (req, reply) => {
+    const caller = accountCaller(req, reply, deps.resolveCaller);
+    if (caller === undefined) return reply;
+    const id = sessionCookie(req);
+    if (caller.via === 'session' && id !== undefined) sessions.delete(id);
+    const cleared = stringifySetCookie({
+      name: SESSION_COOKIE,
+      value: '',
+      httpOnly: true,
+      sameSite: 'lax',
+      path: '/',
+      secure: req.protocol === 'https',
+      maxAge: 0,
+    });
+    return reply.code(204).header('set-cookie', cleared).send();
+  });
+}

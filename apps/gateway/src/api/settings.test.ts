@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { FastifyRequest } from 'fastify';
+import { createCallerResolver, csrfOk } from './caller.js';
+import { SessionStore } from './sessionStore.js';
+import { effectiveSettings, mergeSettings } from './settingsBody.js';
+
+const req = (headers: Record<string, string>, method = 'GET') =>
+  ({ headers, method }) as unknown as FastifyRequest;
+
+describe('tunnel settings body', () => {
+  it('defaults follow the connect metadata; stored fields win', () => {
+    const meta = { auth: 'api-key', allow: '10.0.0.0/8, 127.0.0.1' };
+    expect(effectiveSettings(meta, undefined)).toMatchObject({
+      auth: 'api-key',
+      allow: ['10.0.0.0/8', '127.0.0.1'],
+    });
+    expect(effectiveSettings(meta, { auth: 'none', allow: [] })).toMatchObject({ auth: 'none', allow: [] });
+  });
+
+  it('merges a partial body and keeps what is not named', () => {
+    const a = mergeSettings({ policies: { deny: ['faults__*'] } }, {}, false);
+    const b = mergeSettings({ limits: { callsPerMinute: 5 } }, a as object, false);
+    expect(b).toEqual({ policies: { deny: ['faults__*'], allow: [] }, limits: { callsPerMinute: 5 } });
+  });
+
+  it('names the field and what to change', () => {
+    expect(mergeSettings([], {}, false)).toMatch(/JSON object/);
+    expect(mergeSettings({ limits: { callsPerMinute: 0 } }, {}, false)).toMatch(/^limits\.callsPerMinute: /);
+    expect(mergeSettings({ limits: { callsPerMinute: 1.5 } }, {}, false)).toMatch(/integer/);
+    expect(mergeSettings({ allow: ['10.0.0.0/40'] }, {}, false)).toMatch(/allow: "10\.0\.0\.0\/40"/);
+    expect(mergeSettings({ capture: { values: 'yes' } }, {}, false)).toMatch(/^capture: /);
+    expect(mergeSettings({ holdChangedTools: 1 }, {}, false)).toMatch(/^holdChangedTools: /);
+  });
+
+  it('refuses policies, limits and capture of values on a zero-knowledge tunnel', () => {
+    expect(mergeSettings({ policies: { deny: ['x__*'] } }, {}, true)).toMatch(/zero-knowledge/);
+    expect(mergeSettings({ limits: { callsPerMinute: 3 } }, {}, true)).toMatch(/zero-knowledge/);
+    expect(mergeSettings({ auth: 'api-key', allow: ['127.0.0.1'] }, {}, true)).toEqual({
+      auth: 'api-key',
+      allow: ['127.0.0.1'],
+    });
+  });
+});
+
+describe('sessions and the caller', () => {
+  it('slides the expiry on use and forgets an expired session', () => {
+    let now = 0;
+    const sessions = new SessionStore({ now: () => now, ttlMs: 1000 });
+    const { id } = sessions.create('alice');
+    now = 900;
+    expect(sessions.touch(id)?.account).toBe('alice');
+    now = 1800; // 900 ms after the last use
+    expect(sessions.touch(id)?.account).toBe('alice');
+    now = 2801;
+    expect(sessions.touch(id)).toBeUndefined();
+  });
+
+  it('resolves admin, key and session callers; a bearer that matches nothing is no caller', () => {
+    const sessions = new SessionStore();
+    const { id, session } = sessions.create('alice');
+    const resolve = createCallerResolver({
+      apiToken: 'admin-token',
+      accounts: { authenticateKey: (k) => (k === 'mcpp_k' ? { account: 'bob', keyId: 'key_1' } : undefined) },
+      sessions,
+    });
+    expect(resolve(req({ authorization: 'Bearer admin-token' }))).toEqual({ kind: 'admin' });
+    expect(resolve(req({ authorization: 'Bearer mcpp_k' }))).toEqual({
+      kind: 'account',
+      account: 'bob',
+      via: 'key',
+      keyId: 'key_1',
+    });
+    const cookie = `mcppipe_session=${id}`;
+    expect(resolve(req({ cookie }))).toEqual({
+      kind: 'account',
+      account: 'alice',
+      via: 'session',
+      csrf: session.csrf,
+    });
+    expect(resolve(req({ cookie, authorization: 'Bearer wrong' }))).toBeUndefined();
+    expect(resolve(req({}))).toBeUndefined();
+  });
+
+  it('asks a session for its CSRF token on state-changing methods only', () => {
+    const caller = { kind: 'account', account: 'a', via: 'session', csrf: 'tok' } as const;
+    expect(csrfOk(req({}, 'GET'), caller)).toBe(true);
+    for (const m of ['POST', 'PUT', 'PATCH', 'DELETE']) {
+      expect(csrfOk(req({}, m), caller)).toBe(false);
+      expect(csrfOk(req({ 'x-csrf-token': 'nope' }, m), caller)).toBe(false);
+      expect(csrfOk(req({ 'x-csrf-token': 'tok' }, m), caller)).toBe(true);
+    }
+    expect(csrfOk(req({}, 'PUT'), { kind: 'account', account: 'a', via: 'key', keyId: 'k' })).toBe(true);
+  });
+});

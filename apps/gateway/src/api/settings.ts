@@ -1,0 +1,63 @@
+/**
+ * `GET|PUT /api/tunnels/:id/settings` (the contract's Settings): a tunnel's auth mode, allowlist, tool policies,
+ * call limit, capture of values and hold of changed tools. `PUT` takes a partial body, validates it (400 with a
+ * message naming the field) and stores it per tunnel id; the relay applies it from the next request
+ * (`settingsRelay.ts`). A tunnel of another account, or one the relay does not know, answers 404.
+ *
+ * @module
+ */
+import type { Tunnel, TunnelRegistry } from '@mcppipe/tunnel';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { splitLabel } from '../tunnel/address.js';
+import type { ApiCaller } from './caller.js';
+import { accountCaller } from './session.js';
+import { effectiveSettings, mergeSettings } from './settingsBody.js';
+import type { TunnelSettingsStore } from './settingsStore.js';
+
+/** What the settings routes need. */
+export interface SettingsDeps {
+  registry: Pick<TunnelRegistry, 'lookup'>;
+  store: TunnelSettingsStore;
+  resolveCaller: (req: FastifyRequest) => ApiCaller | undefined;
+}
+
+type Id = { Params: { id: string } };
+
+/**
+ * Registers the settings routes.
+ *
+ * @param app - the API plugin instance
+ * @param deps - the relay's registry, the settings store and the caller resolver
+ */
+export function settingsRoutes(app: FastifyInstance, deps: SettingsDeps): void {
+  const { registry, store, resolveCaller } = deps;
+  /** The caller's tunnel `id` (live or with stored settings), or undefined when the 401/403/404 was sent. */
+  const owned = (
+    req: FastifyRequest<Id>,
+    reply: FastifyReply,
+  ): { id: string; live: Tunnel | undefined } | undefined => {
+    const caller = accountCaller(req, reply, resolveCaller);
+    if (caller === undefined) return undefined;
+    const { id } = req.params;
+    const mine = splitLabel(id).find((c) => c.account === caller.account);
+    const live = mine && registry.lookup(mine.subdomain, mine.account);
+    if (mine !== undefined && (live !== undefined || store.has(id))) return { id, live };
+    void reply.code(404).send({ error: 'not_found', message: `no tunnel ${JSON.stringify(id)}` });
+    return undefined;
+  };
+
+  app.get<Id>('/api/tunnels/:id/settings', async (req, reply) => {
+    const t = owned(req, reply);
+    if (t === undefined) return reply;
+    return effectiveSettings(t.live?.metadata ?? {}, store.get(t.id));
+  });
+
+  app.put<Id>('/api/tunnels/:id/settings', async (req, reply) => {
+    const t = owned(req, reply);
+    if (t === undefined) return reply;
+    const next = mergeSettings(req.body, store.get(t.id) ?? {}, t.live?.zeroKnowledge ?? false);
+    if (typeof next === 'string') return reply.code(400).send({ error: 'invalid_settings', message: next });
+    await store.put(t.id, next);
+    return effectiveSettings(t.live?.metadata ?? {}, next);
+  });
+}

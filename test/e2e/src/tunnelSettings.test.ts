@@ -1,0 +1,414 @@
+/**
+ * Issue 19 items 1, 3 (Settings) and 5 as real processes: the gateway with `--tunnel-zone` (accounts made with
+ * its own commands), `mcppipe up --tunnel` over two real stdio upstreams (`faults`, `probe`), real SDK clients
+ * of both eras through the tunnel, and the `/api` session, keys and settings routes over loopback HTTP.
+ */
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { fixturePath, startCli, waitFor } from '@mcppipe/test-utils';
+import type { RunningCli } from '@mcppipe/test-utils';
+import { connectTunnel } from '@mcppipe/tunnel';
+import type { TunnelStatus } from '@mcppipe/tunnel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayCliPath, startGateway } from './gatewayProcess.js';
+import type { RunningGateway } from './gatewayProcess.js';
+
+const ALICE_PW = 'alice settings passphrase';
+const BOB_PW = 'bob settings passphrase';
+const TUNNEL = 'laptop--alice';
+const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
+
+function gatewayCommand(args: string[], stdin?: string): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [gatewayCliPath, ...args], { timeout: 60_000 }, (err, stdout) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+    );
+    child.stdin!.end(stdin ?? '');
+  });
+}
+
+let dir: string;
+let dataDir: string;
+let gw: RunningGateway;
+let cli: RunningCli;
+let aliceKey: string;
+let publicUrl: URL;
+
+interface Answer {
+  status: number;
+  headers: Headers;
+  json: Record<string, unknown>;
+}
+async function api(
+  path: string,
+  init: {
+    method?: string;
+    body?: unknown;
+    cookie?: string;
+    csrf?: string;
+    bearer?: string;
+    headers?: Record<string, string>;
+  } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.body !== undefined) headers['content-type'] = 'application/json';
+  if (init.cookie) headers['cookie'] = init.cookie;
+  if (init.csrf) headers['x-csrf-token'] = init.csrf;
+  if (init.bearer) headers['authorization'] = `Bearer ${init.bearer}`;
+  const res = await fetch(`${gw.url}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+  };
+}
+
+async function login(account: string, password: string, headers?: Record<string, string>) {
+  const res = await api('/api/session', {
+    method: 'POST',
+    body: { account, password },
+    ...(headers && { headers }),
+  });
+  const setCookie = res.headers.get('set-cookie') ?? '';
+  return { res, setCookie, cookie: setCookie.split(';')[0]!, csrf: String(res.json['csrf']) };
+}
+
+async function modern(): Promise<Client> {
+  const c = new Client({ name: 'settings-v2', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+  await c.connect(
+    new StreamableHTTPClientTransport(publicUrl, {
+      requestInit: { headers: { authorization: `Bearer ${aliceKey}` } },
+    }),
+  );
+  return c;
+}
+async function legacy(): Promise<V1Client> {
+  const c = new V1Client({ name: 'settings-v1', version: '1' });
+  await c.connect(
+    new V1Transport(publicUrl, { requestInit: { headers: { authorization: `Bearer ${aliceKey}` } } }),
+  );
+  return c;
+}
+const rpcError = (err: unknown) => err as { code?: number; message?: string; data?: Record<string, unknown> };
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mcppipe-settings-'));
+  dataDir = join(dir, 'data');
+  await writeFile(
+    join(dir, 'mcp.json'),
+    JSON.stringify({
+      mcpServers: { basic: { command: process.execPath, args: [fixturePath('sup-basic.mjs')] } },
+    }),
+  );
+  for (const [slug, pw] of [
+    ['alice', ALICE_PW],
+    ['bob', BOB_PW],
+  ] as const) {
+    expect(
+      (await gatewayCommand(['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir], pw)).code,
+    ).toBe(0);
+  }
+  const key = await gatewayCommand([
+    'keys',
+    'create',
+    '--account',
+    'alice',
+    '--name',
+    'cli',
+    '--data-dir',
+    dataDir,
+  ]);
+  aliceKey = key.stdout.trim();
+  gw = await startGateway(
+    ['--config', join(dir, 'mcp.json'), '--data-dir', dataDir, '--tunnel-zone', 'tunnel.test'],
+    { TRUSTED_PROXIES: '127.0.0.1' },
+  );
+  cli = await startCli([
+    '--stdio',
+    `faults=${node(fixturePath('agg-faults.mjs'))}`,
+    '--stdio',
+    `probe=${node(fixturePath('e2e-probe.mjs'))}`,
+    '--tunnel',
+    gw.url,
+    '--api-key',
+    aliceKey,
+    '--subdomain',
+    'laptop',
+  ]);
+  publicUrl = new URL(`${gw.url}/t/${TUNNEL}/mcp`);
+  await waitFor(() => cli.stderr().includes('tunnel connected: '), { timeoutMs: 60_000 });
+}, 180_000);
+
+afterAll(async () => {
+  await cli?.stop();
+  await gw?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+describe('POST|GET|DELETE /api/session', () => {
+  it('login sets an HttpOnly, SameSite=Lax, Path=/ cookie, Secure only for https after TRUSTED_PROXIES', async () => {
+    const plain = await login('alice', ALICE_PW);
+    expect(plain.res.status).toBe(200);
+    expect(plain.res.json).toEqual({ account: 'alice', csrf: expect.any(String) });
+    expect(plain.setCookie).toMatch(/^mcppipe_session=[A-Za-z0-9_-]{43};/);
+    expect(plain.setCookie).toMatch(/; HttpOnly/);
+    expect(plain.setCookie).toMatch(/; SameSite=Lax/);
+    expect(plain.setCookie).toMatch(/; Path=\//);
+    expect(plain.setCookie).not.toMatch(/Secure/);
+    const https = await login('alice', ALICE_PW, { 'x-forwarded-proto': 'https' });
+    expect(https.setCookie).toMatch(/; Secure/);
+    const me = await api('/api/session', { cookie: plain.cookie });
+    expect(me.json).toEqual({ account: 'alice', csrf: plain.csrf });
+    expect((await api('/api/session', { method: 'DELETE', cookie: plain.cookie })).json).toEqual({
+      error: 'csrf',
+      message: expect.any(String),
+    });
+    expect(
+      (await api('/api/session', { method: 'DELETE', cookie: plain.cookie, csrf: plain.csrf })).status,
+    ).toBe(204);
+    const gone = await api('/api/session', { cookie: plain.cookie });
+    expect(gone.status).toBe(401);
+    expect(gone.headers.get('www-authenticate')).toBe('Bearer realm="mcppipe-api"');
+  });
+
+  it('a wrong password and an unknown account both answer 401 with the same message', async () => {
+    const wrong = await login('alice', 'not the passphrase');
+    const unknown = await login('nobody', 'not the passphrase');
+    expect(wrong.res.status).toBe(401);
+    expect(unknown.res.status).toBe(401);
+    expect(wrong.res.json).toEqual(unknown.res.json);
+    expect(wrong.setCookie).toBe('');
+  });
+
+  it('failed logins past 10 a minute per account and address answer 429 with Retry-After', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await login('bob', `wrong ${i}`)).res.status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses[10]).toBe(429);
+    const limited = await login('bob', BOB_PW);
+    expect(limited.res.status).toBe(429);
+    expect(Number(limited.res.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('/api/tunnels/:id/settings enforced at the relay', () => {
+  it('a state-changing call with the cookie but without x-csrf-token is refused with 403', async () => {
+    const s = await login('alice', ALICE_PW);
+    const res = await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      cookie: s.cookie,
+      body: { auth: 'api-key' },
+    });
+    expect(res.status).toBe(403);
+    expect(res.json['error']).toBe('csrf');
+    const ok = await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      cookie: s.cookie,
+      csrf: s.csrf,
+      body: { auth: 'api-key' },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.json).toEqual({
+      auth: 'api-key',
+      allow: [],
+      policies: { deny: [], allow: [] },
+      limits: { callsPerMinute: null },
+      capture: { values: false },
+      holdChangedTools: false,
+    });
+    // the CLI connected with auth oauth: the stored api-key mode wins, so the owner's key now reaches the tunnel
+    const c = await modern();
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain('faults__echo');
+    await c.close();
+    const file = await stat(join(dataDir, 'tunnel-settings.json'));
+    expect(file.mode & 0o777).toBe(0o600);
+  });
+
+  it('deny faults__* hides the tools from the next tools/list and refuses their call, for both SDK eras', async () => {
+    const put = await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      bearer: aliceKey,
+      body: { policies: { deny: ['faults__*'] } },
+    });
+    expect(put.status).toBe(200);
+    const c = await modern();
+    const names = (await c.listTools()).tools.map((t) => t.name);
+    expect(names.filter((n) => n.startsWith('faults__'))).toEqual([]);
+    expect(names).toContain('probe__echo');
+    const refused = await c
+      .callTool({ name: 'faults__echo', arguments: { text: 'x' } })
+      .catch((e: unknown) => e);
+    expect(rpcError(refused).code).toBe(-32602);
+    expect(rpcError(refused).message).toContain('Unknown tool: "faults__echo"');
+    await c.close();
+    const v1 = await legacy();
+    const v1names = (await v1.listTools()).tools.map((t) => t.name);
+    expect(v1names.some((n) => n.startsWith('faults__'))).toBe(false);
+    expect(v1names).toContain('probe__echo');
+    const v1refused = await v1
+      .callTool({ name: 'faults__echo', arguments: { text: 'x' } })
+      .catch((e: unknown) => e);
+    expect(rpcError(v1refused).code).toBe(-32602);
+    await v1.close();
+  });
+
+  it('a limit of 3 calls a minute refuses the 4th call with the rate-limit error', async () => {
+    await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      bearer: aliceKey,
+      body: { policies: { deny: [] }, limits: { callsPerMinute: 3 } },
+    });
+    const c = await modern();
+    for (let i = 0; i < 3; i++) {
+      const r = await c.callTool({ name: 'probe__echo', arguments: { text: `n${i}` } });
+      expect(r.isError ?? false).toBe(false);
+    }
+    const refused = rpcError(
+      await c.callTool({ name: 'probe__echo', arguments: { text: 'n3' } }).catch((e: unknown) => e),
+    );
+    expect(refused.code).toBe(-31429);
+    expect(refused.message).toMatch(/^rate_limited: /);
+    expect(refused.data?.['retryAfterMs']).toBeGreaterThan(0);
+    expect((await c.listTools()).tools.length).toBeGreaterThan(0); // lists are not counted
+    await c.close();
+    await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      bearer: aliceKey,
+      body: { limits: { callsPerMinute: null } },
+    });
+  });
+
+  it('an allowlist change applies to the next request', async () => {
+    await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      bearer: aliceKey,
+      body: { allow: ['10.0.0.0/8'] },
+    });
+    const blocked = await fetch(publicUrl, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${aliceKey}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(blocked.status).toBe(403);
+    await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      bearer: aliceKey,
+      body: { allow: ['127.0.0.1/32', '::1'] },
+    });
+    const c = await modern();
+    expect((await c.listTools()).tools.length).toBeGreaterThan(0);
+    await c.close();
+  });
+
+  it("another account's tunnel answers 404; no caller answers 401", async () => {
+    const bob = await gatewayCommand(['keys', 'create', '--account', 'bob', '--data-dir', dataDir]);
+    await waitFor(async () => (await api('/api/keys', { bearer: bob.stdout.trim() })).status === 200, {
+      timeoutMs: 10_000,
+    });
+    const asBob = await api(`/api/tunnels/${TUNNEL}/settings`, { bearer: bob.stdout.trim() });
+    expect(asBob.status).toBe(404);
+    expect(asBob.json['error']).toBe('not_found');
+    const put = await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      bearer: bob.stdout.trim(),
+      body: { auth: 'none' },
+    });
+    expect(put.status).toBe(404);
+    expect((await api('/api/tunnels/nope--alice/settings', { bearer: aliceKey })).status).toBe(404);
+    const none = await api(`/api/tunnels/${TUNNEL}/settings`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer realm="mcppipe-api"');
+  });
+
+  it('bad input answers 400 with a message naming the field', async () => {
+    const cases: [unknown, RegExp][] = [
+      [{ limits: { callsPerMinute: -1 } }, /limits\.callsPerMinute/],
+      [{ auth: 'password' }, /^auth: /],
+      [{ allow: ['not-an-ip'] }, /allow: "not-an-ip"/],
+      [{ policies: { deny: 'faults__*' } }, /^policies\.deny: /],
+      [{ colour: 'red' }, /^colour: unknown field/],
+    ];
+    for (const [body, message] of cases) {
+      const res = await api(`/api/tunnels/${TUNNEL}/settings`, { method: 'PUT', bearer: aliceKey, body });
+      expect(res.status).toBe(400);
+      expect(String(res.json['message'])).toMatch(message);
+    }
+  });
+});
+
+describe('/api/keys', () => {
+  it('a created key works as a tunnel key; revoking it closes the live tunnel', async () => {
+    const s = await login('alice', ALICE_PW);
+    const created = await api('/api/keys', {
+      method: 'POST',
+      cookie: s.cookie,
+      csrf: s.csrf,
+      body: { name: 'spare laptop' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.json).toEqual({
+      id: expect.stringMatching(/^key_/),
+      name: 'spare laptop',
+      key: expect.stringMatching(/^mcpp_/),
+    });
+    const listed = await api('/api/keys', { cookie: s.cookie });
+    const keys = listed.json['keys'] as { id: string; name: string; createdAt: string }[];
+    expect(keys.find((k) => k.id === created.json['id'])).toEqual({
+      id: created.json['id'],
+      name: 'spare laptop',
+      createdAt: expect.any(String),
+    });
+    expect(JSON.stringify(listed.json)).not.toContain(String(created.json['key']));
+    const statuses: TunnelStatus[] = [];
+    const tunnel = connectTunnel({
+      relayUrl: `${gw.url}/tunnel/connect`,
+      apiKey: String(created.json['key']),
+      subdomain: 'spare',
+      metadata: { auth: 'none' },
+      handler: (_req, res) => res.end('ok'),
+      onStatus: (st) => statuses.push(st),
+    });
+    try {
+      await tunnel.connected();
+      const asBob = await gatewayCommand(['keys', 'list', '--account', 'bob', '--data-dir', dataDir]);
+      expect(asBob.stdout).not.toContain(String(created.json['id']));
+      const revoked = await api(`/api/keys/${String(created.json['id'])}`, {
+        method: 'DELETE',
+        cookie: s.cookie,
+        csrf: s.csrf,
+      });
+      expect(revoked.status).toBe(204);
+      await waitFor(() => statuses.some((st) => st.status !== 'connected' && st.status !== 'connecting'), {
+        timeoutMs: 10_000,
+      });
+      expect((await api('/api/keys', { cookie: s.cookie })).json['keys']).not.toContainEqual(
+        expect.objectContaining({ id: created.json['id'] }),
+      );
+    } finally {
+      await tunnel.close();
+    }
+  });
+
+  it("bad names answer 400 and another account's key answers 404", async () => {
+    expect((await api('/api/keys', { method: 'POST', bearer: aliceKey, body: {} })).status).toBe(400);
+    const bob = await gatewayCommand(['keys', 'list', '--account', 'bob', '--data-dir', dataDir]);
+    const bobId = bob.stdout.split('\t')[0]!;
+    const res = await api(`/api/keys/${bobId}`, { method: 'DELETE', bearer: aliceKey });
+    expect(res.status).toBe(404);
+  });
+});

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * The dashboard in a real browser (issue 19; DESIGN.md D1–D4): the gateway process with `--tunnel-zone`, accounts
  * and a key made with its own commands, a real tunnel (`mcppipe up --tunnel` with two stdio upstreams), a real MCP
@@ -15,7 +14,7 @@ import { fixturePath, startCli, startFixtureServer, waitFor } from '@mcppipe/tes
 import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
 import { hasChromium, launchChromium } from '@mcppipe/test-utils/browser';
 import type { RunningChromium } from '@mcppipe/test-utils/browser';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayCommand, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
@@ -63,6 +62,17 @@ async function signIn(account: string, password: string, base = gw.url): Promise
 }
 
 const rows = () => page.locator('tr[data-exchange]');
+/** One attribute of every element a locator matches, in order. */
+const attrs = async (loc: Locator, name: string) =>
+  Promise.all((await loc.all()).map((l) => l.getAttribute(name)));
+// Scripts run in the page (strings: this project type-checks for Node, without the DOM library).
+const RECORD_PHASES = `(() => {
+  const seen = (window.phases = []);
+  new MutationObserver(() => {
+    const phase = document.querySelector('tr[data-upstream=probe] .badge')?.getAttribute('data-phase');
+    if (phase && seen[seen.length - 1] !== phase) seen.push(phase);
+  }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+})()`;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mcppipe-dashboard-'));
@@ -154,7 +164,7 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
   it('Live: the client calls appear as they happen, newest first, without a reload', async () => {
     await page.goto(`${gw.url}/dashboard/#/${TUNNEL}/live`);
     await page.locator('.dot.on').first().waitFor({ timeout: 30_000 });
-    await page.evaluate(() => ((window as unknown as { marker: number }).marker = 1));
+    await page.evaluate('window.marker = 1');
     for (const word of ['one', 'two', 'three']) {
       expect(text(await client.callTool({ name: 'faults__echo', arguments: { text: word } }))).toBe(
         `faults: ${word}`,
@@ -172,29 +182,22 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
     expect(
       await rows().filter({ hasText: 'nope__missing' }).locator('.status').first().textContent(),
     ).toMatch(/error/);
-    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(await page.evaluate('window.marker')).toBe(1);
     await shot('live');
   });
 
   it('Live: filters by upstream', async () => {
     await page.locator('select[name=upstream]').selectOption('faults');
     await expect
-      .poll(
-        async () => [
-          ...new Set(await rows().evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-upstream')))),
-        ],
-        {
-          timeout: 30_000,
-        },
-      )
+      .poll(async () => [...new Set(await attrs(rows(), 'data-upstream'))], {
+        timeout: 30_000,
+      })
       .toEqual(['faults']);
     expect(await rows().count()).toBeGreaterThanOrEqual(3);
     await client.callTool({ name: 'probe__echo', arguments: { text: 'filtered out' } });
     await client.callTool({ name: 'faults__echo', arguments: { text: 'filtered in' } });
     await expect.poll(() => rows().count(), { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
-    expect(
-      await rows().evaluateAll((trs) => trs.every((tr) => tr.getAttribute('data-upstream') === 'faults')),
-    ).toBe(true);
+    expect(new Set(await attrs(rows(), 'data-upstream'))).toEqual(new Set(['faults']));
     await page.locator('select[name=upstream]').selectOption('');
   });
 
@@ -214,7 +217,7 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
     edited.params.arguments = { text: 'replayed' };
     await copy.fill(JSON.stringify(edited, null, 2));
     await page.getByRole('button', { name: 'Replay' }).click();
-    await expect.poll(() => page.evaluate(() => location.hash), { timeout: 30_000 }).not.toContain(original);
+    await expect.poll(() => new URL(page.url()).hash, { timeout: 30_000 }).not.toContain(original);
     await expect
       .poll(() => inspector.locator('.facts').textContent(), { timeout: 30_000 })
       .toContain(`Replay of${original}`);
@@ -245,10 +248,7 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
     const [, rate, errors] = /^(\d+\.\d) % \((\d+)\)$/.exec(cells[3] ?? '') ?? [];
     expect(Number(rate)).toBeCloseTo((100 * Number(errors)) / Number(cells[2]), 1);
     for (const p of cells.slice(4, 7)) expect(p).toMatch(/\d+(\.\d)? m?s/);
-    const probeTools = () =>
-      page
-        .locator('.group[data-upstream=probe] tr[data-tool]')
-        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-tool')));
+    const probeTools = () => attrs(page.locator('.group[data-upstream=probe] tr[data-tool]'), 'data-tool');
     expect((await probeTools())[0]).toBe('probe__echo');
     await page.locator('tr[data-tool=probe__pid] button.star').click();
     await expect.poll(probeTools, { timeout: 30_000 }).toEqual(['probe__pid', 'probe__echo']);
@@ -270,16 +270,9 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
     );
     await page.locator('[data-section=upstreams] .dot.on').waitFor({ timeout: 30_000 });
     // every phase the badge shows, recorded in the page (no reload may happen: the recorder would be gone)
-    await page.evaluate(() => {
-      const seen: string[] = [];
-      (window as unknown as { phases: string[] }).phases = seen;
-      new MutationObserver(() => {
-        const phase = document.querySelector('tr[data-upstream=probe] .badge')?.getAttribute('data-phase');
-        if (phase && seen[seen.length - 1] !== phase) seen.push(phase);
-      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
-    });
+    await page.evaluate(RECORD_PHASES);
     process.kill(pid, 'SIGKILL');
-    const phases = () => page.evaluate(() => (window as unknown as { phases?: string[] }).phases ?? []);
+    const phases = () => page.evaluate('window.phases') as Promise<string[]>;
     await expect.poll(phases, { timeout: 60_000 }).toContain('recovering');
     await shot('upstreams-recovering');
     await expect.poll(async () => (await phases()).at(-1), { timeout: 90_000 }).toBe('available');

@@ -183,6 +183,8 @@ export interface FollowOptions {
 export interface FollowedScope {
   /** The last remote event id seen. */
   lastEventId(): string | undefined;
+  /** Whether the remote answered the stream with 200 (an older CLI without a scope answers 404: do not retry). */
+  opened(): boolean;
   /** Settles when the remote stream ended (tunnel gone, or {@link FollowedScope.close}). */
   ended: Promise<void>;
   close(): void;
@@ -209,6 +211,7 @@ export function followEventScope(
   let last = options.lastEventId;
   let stream: Readable | undefined;
   let closed = false;
+  let opened = false;
   const parser = createParser({
     onEvent(message) {
       if (message.id !== undefined) last = message.id;
@@ -227,6 +230,7 @@ export function followEventScope(
     const answer = await request({ path: `${SCOPE_PATH}/events`, headers });
     stream = answer.stream;
     if (closed || answer.status !== 200) return void stream.destroy();
+    opened = true;
     stream.setEncoding('utf8');
     for await (const chunk of stream) parser.feed(chunk as string);
   })().catch((err: unknown) => {
@@ -234,6 +238,7 @@ export function followEventScope(
   });
   return {
     lastEventId: () => last,
+    opened: () => opened,
     ended,
     close() {
       closed = true;

@@ -153,7 +153,7 @@ export class TunnelScopes {
     entry.follow = follow;
     void follow.ended.then(() => {
       entry.lastRemoteId = follow.lastEventId();
-      if (entry.current !== c || entry.follow !== follow) return;
+      if (entry.current !== c || entry.follow !== follow || !follow.opened()) return;
       entry.follow = undefined;
       const again = setTimeout(
         () => entry.current === c && this.#follow(entry, c),

@@ -2,7 +2,7 @@
 // `pnpm bench`: every performance scenario of issue 9 in ONE run, each as a ratio against a baseline started in
 // the same run, on 127.0.0.1 only. Prints a table and writes bench/results/<date>.json.
 //
-//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,recovery] [--out DIR] [--profile]
+//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,r10,recovery] [--out DIR] [--profile]
 //
 //   --quick    a smoke run for CI: a few seconds per scenario, the same table (numbers are not meaningful)
 //   --only     run some scenarios (r1 includes r2: they share their processes)
@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { summarize } from './profile-summary.js';
 import { ROOT, stopAll } from './lib/processes.js';
 import { table, targetSummary } from './lib/report.js';
+import { capture, captureRows } from './scenarios/capture.js';
 import { coldstart, coldstartRows } from './scenarios/coldstart.js';
 import { fanout, fanoutRows } from './scenarios/fanout.js';
 import { gateway, gatewayRows } from './scenarios/gateway.js';
@@ -189,6 +190,7 @@ async function main() {
   if (wants('r4')) await step('r4', () => memory(cfg, log));
   if (wants('r5')) await step('r5', () => coldstart(cfg, log));
   if (wants('r6')) await step('r6', () => gateway(cfg, log));
+  if (wants('r10')) await step('r10', () => capture({ ...cfg, quick }, log));
   if (wants('recovery')) await step('recovery', () => recovery(cfg, log));
   results.machine.loadAverageAtEnd = loadavg().map((x) => +x.toFixed(2));
   results.seconds = (Date.now() - started) / 1000;
@@ -200,6 +202,7 @@ async function main() {
     ...(s.r4 ? memoryRows(s.r4) : []),
     ...(s.r5 ? coldstartRows(s.r5) : []),
     ...(s.r6 ? gatewayRows(s.r6, s.r1?.summary) : []),
+    ...(s.r10 ? captureRows(s.r10) : []),
     ...(s.recovery ? recoveryRows(s.recovery) : []),
   ];
   for (const [name, message] of Object.entries(results.errors))

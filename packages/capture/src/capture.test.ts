@@ -112,6 +112,10 @@ describe('status classification', () => {
     expect(p.status).toBe('isError');
     expect(p.response).toMatchObject({ id: 7, result: { isError: true } });
     expect(p.upstream).toBeNull(); // a single-upstream name is not namespaced
+    const sniffed = parseExchange(
+      raw(call('echo', {}, 7), sse(result({ isError: true }, 7)), { contentType: undefined }),
+    );
+    expect(sniffed.status).toBe('isError'); // the content type is unknown: the body is read as SSE
   });
 
   it('a JSON-RPC error over SSE is its code', () => {

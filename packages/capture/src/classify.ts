@@ -37,7 +37,7 @@ const parseJson = (text: string): unknown => {
  * with `eventsource-parser`).
  *
  * @param text - the body
- * @param contentType - its `content-type`
+ * @param contentType - its `content-type`; unknown: SSE unless the body starts as JSON
  * @returns the messages that parsed
  */
 export function responseMessages(text: string, contentType: string | undefined): Message[] {
@@ -45,7 +45,9 @@ export function responseMessages(text: string, contentType: string | undefined):
   const add = (v: unknown) => {
     for (const m of Array.isArray(v) ? v : [v]) if (isObject(m)) out.push(m);
   };
-  if (contentType?.includes('text/event-stream')) {
+  // the relay writes headers with writeHead, so the type may be unknown here: a body not starting as JSON is SSE
+  const sse = contentType === undefined ? !/^\s*[[{]/.test(text) : contentType.includes('text/event-stream');
+  if (sse) {
     const parser = createParser({ onEvent: (e) => add(parseJson(e.data)) });
     parser.feed(text);
   } else add(parseJson(text));

@@ -2,11 +2,15 @@ import { HISTOGRAM_BINS, binOf, percentiles } from './histogram.js';
 import type { ToolStatsRow } from './types.js';
 
 const MINUTE_MS = 60_000;
-/** Minutes kept: the longest window (24 h). */
-const KEPT_MINUTES = 24 * 60;
+const HOUR_MS = 3_600_000;
+/** Windows up to this many minutes are read from minute buckets; longer ones from hour buckets. */
+const MINUTE_WINDOW_LIMIT = 120;
+/** Hours kept: the longest window (24 h) plus the partial oldest hour. */
+const KEPT_HOURS = 25;
 
-interface MinuteBucket {
-  minute: number;
+interface Bucket {
+  /** The bucket's start, in minutes or hours since the epoch. */
+  slot: number;
   calls: number;
   errors: number;
   hist: Uint32Array;
@@ -15,15 +19,37 @@ interface MinuteBucket {
 interface Series {
   upstream: string | null;
   name: string;
-  /** Ascending by minute; at most {@link KEPT_MINUTES}. */
-  buckets: MinuteBucket[];
+  /** Ascending by slot; at most {@link MINUTE_WINDOW_LIMIT}. */
+  minutes: Bucket[];
+  /** Ascending by slot; at most {@link KEPT_HOURS}. */
+  hours: Bucket[];
+}
+
+/** Adds one call to the newest bucket (a new one for a new `slot`), dropping slots more than `kept` older. */
+function add(
+  buckets: Bucket[],
+  [slot, kept]: [number, number],
+  call: { durationMs: number; error: boolean },
+): void {
+  let b = buckets.at(-1);
+  if (b === undefined || b.slot < slot) {
+    b = { slot, calls: 0, errors: 0, hist: new Uint32Array(HISTOGRAM_BINS) };
+    buckets.push(b);
+    let drop = 0;
+    while ((buckets[drop]?.slot ?? Infinity) <= slot - kept) drop++;
+    if (drop > 0) buckets.splice(0, drop);
+  } // a late record (b.slot > slot: clock skew between tap and record) counts in the newest bucket
+  b.calls++;
+  if (call.error) b.errors++;
+  b.hist[binOf(call.durationMs)]!++;
 }
 
 /**
- * Pre-aggregated per-tool call statistics (issue 19, D2 "Tools"): per tool, one bucket per minute with calls,
- * errors and a fixed log-scale latency histogram, kept for 24 h. Recording is O(1); a query over a window sums at
- * most (window minutes × 100 bins) per tool, however many calls were recorded, so the Tools tab never scans
- * exchanges.
+ * Pre-aggregated per-tool call statistics (issue 19, D2 "Tools"): per tool, buckets with calls, errors and a fixed
+ * log-scale latency histogram — one per minute for the last 2 h, one per hour for the last 25 h. Recording is O(1);
+ * a query sums at most 120 minute buckets (windows up to 2 h, e.g. 1 h) or 25 hour buckets (longer windows, whole
+ * hours: 24 h reads the last 24 hour buckets, the current one included) of 100 bins per tool, however many calls
+ * were recorded, so the Tools tab never scans exchanges.
  *
  * @example
  * ```ts
@@ -49,20 +75,9 @@ export class ToolStats {
   }): void {
     let s = this.#series.get(call.name);
     if (s === undefined)
-      this.#series.set(call.name, (s = { upstream: call.upstream, name: call.name, buckets: [] }));
-    const minute = Math.floor(call.at / MINUTE_MS);
-    let b = s.buckets.at(-1);
-    if (b === undefined || b.minute < minute) {
-      b = { minute, calls: 0, errors: 0, hist: new Uint32Array(HISTOGRAM_BINS) };
-      s.buckets.push(b);
-      const oldest = minute - KEPT_MINUTES;
-      let drop = 0;
-      while ((s.buckets[drop]?.minute ?? Infinity) <= oldest) drop++;
-      if (drop > 0) s.buckets.splice(0, drop);
-    } // a late record (b.minute > minute) counts in the newest bucket
-    b.calls++;
-    if (call.error) b.errors++;
-    b.hist[binOf(call.durationMs)]!++;
+      this.#series.set(call.name, (s = { upstream: call.upstream, name: call.name, minutes: [], hours: [] }));
+    add(s.minutes, [Math.floor(call.at / MINUTE_MS), MINUTE_WINDOW_LIMIT], call);
+    add(s.hours, [Math.floor(call.at / HOUR_MS), KEPT_HOURS], call);
   }
 
   /**
@@ -73,16 +88,19 @@ export class ToolStats {
    * @returns one row per tool with calls in the window, by name
    */
   query(windowMs: number, now: number): ToolStatsRow[] {
-    const first = Math.floor(now / MINUTE_MS) - Math.ceil(windowMs / MINUTE_MS) + 1;
+    const byMinute = windowMs <= MINUTE_WINDOW_LIMIT * MINUTE_MS;
+    const unit = byMinute ? MINUTE_MS : HOUR_MS;
+    const first = Math.floor(now / unit) - Math.ceil(windowMs / unit) + 1;
     const rows: ToolStatsRow[] = [];
     const hist = new Uint32Array(HISTOGRAM_BINS);
     for (const s of this.#series.values()) {
+      const buckets = byMinute ? s.minutes : s.hours;
       hist.fill(0);
       let calls = 0;
       let errors = 0;
-      for (let i = s.buckets.length - 1; i >= 0; i--) {
-        const b = s.buckets[i]!;
-        if (b.minute < first) break;
+      for (let i = buckets.length - 1; i >= 0; i--) {
+        const b = buckets[i]!;
+        if (b.slot < first) break;
         calls += b.calls;
         errors += b.errors;
         for (let j = 0; j < HISTOGRAM_BINS; j++) hist[j]! += b.hist[j]!;

@@ -29,6 +29,12 @@ export interface ExchangesDeps {
 type Params = { Params: { id: string; eid: string } };
 type ListQuery = { Params: { id: string }; Querystring: Record<string, string | undefined> };
 const STATUSES = new Set(['ok', 'error', 'isError']);
+const frames = new WeakMap<ExchangeSummary, string>();
+const frameOf = (s: ExchangeSummary): string => {
+  let f = frames.get(s);
+  if (f === undefined) frames.set(s, (f = `id: ${s.id}\nevent: exchange\ndata: ${JSON.stringify(s)}\n\n`));
+  return f;
+};
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 function filterOf(q: Record<string, string | undefined>): ExchangeFilter | string {
@@ -74,13 +80,20 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
       'cache-control': 'no-cache, no-store',
       'x-accel-buffering': 'no',
     });
-    const write = (frame: string) => {
-      res.write(frame);
+    let pending = '';
+    const flush = () => {
+      const out = pending;
+      pending = '';
+      if (res.writableEnded) return;
+      res.write(out);
       if (res.writableLength > MAX_BUFFERED_BYTES) close(); // a client that falls behind is dropped
     };
-    const off = capture.subscribe(id, (s: ExchangeSummary) =>
-      write(`id: ${s.id}\nevent: exchange\ndata: ${JSON.stringify(s)}\n\n`),
-    );
+    // frames of one turn go out in one write (busy tunnels); each summary is serialized once for every stream
+    const write = (frame: string) => {
+      if (pending === '') setImmediate(flush);
+      pending += frame;
+    };
+    const off = capture.subscribe(id, (s: ExchangeSummary) => write(frameOf(s)));
     const ping = setInterval(() => write(': ping\n\n'), deps.pingMs ?? 15_000);
     ping.unref();
     const close = () => {

@@ -14,6 +14,9 @@ import { exchangesRoutes } from './exchanges.js';
 import { callerHook } from './exchangesScope.js';
 import { statsRoutes } from './stats.js';
 
+/** `MCPPIPE_CAPTURE=off` turns the capture off (the R10 bench's baseline); anything else keeps it on. */
+export const CAPTURE_SWITCH_ENV = 'MCPPIPE_CAPTURE';
+
 /** Environment variables of the capture: exchanges and bytes kept per tunnel, bytes kept per body. */
 export const CAPTURE_ENV = {
   maxExchanges: 'MCPPIPE_CAPTURE_MAX_EXCHANGES',
@@ -25,9 +28,11 @@ export const CAPTURE_ENV = {
  * The capture options set in the environment (unset ones keep `@mcppipe/capture`'s defaults).
  *
  * @param env - the environment
- * @returns the options; a value that is not an integer is passed on and refused by `ExchangeCapture` (TypeError)
+ * @returns the options, or false for `MCPPIPE_CAPTURE=off`; a value that is not an integer is passed on and refused
+ *   by `ExchangeCapture` (TypeError)
  */
-export function captureOptions(env: NodeJS.ProcessEnv): ExchangeCaptureOptions {
+export function captureOptions(env: NodeJS.ProcessEnv): ExchangeCaptureOptions | false {
+  if (env[CAPTURE_SWITCH_ENV] === 'off') return false;
   const out: ExchangeCaptureOptions = {};
   for (const [k, name] of Object.entries(CAPTURE_ENV) as [keyof typeof CAPTURE_ENV, string][]) {
     const v = env[name];

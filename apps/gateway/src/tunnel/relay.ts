@@ -54,8 +54,8 @@ export interface RelayDeps {
   logger: Logger;
   /** Every connect and disconnect (the per-tunnel events, E1). */
   onTunnelEvent?: (event: TunnelEvent, registry: TunnelRegistry) => void;
-  /** Options of the relay's exchange capture (issue 19: ring bounds, body cap). */
-  capture?: ExchangeCaptureOptions;
+  /** Options of the relay's exchange capture (issue 19: ring bounds, body cap); false: nothing is recorded. */
+  capture?: ExchangeCaptureOptions | false;
   /** The owners' stored tunnel settings (issue 19), enforced by the hook. */
   settings?: SettingsEnforcer;
 }
@@ -69,7 +69,7 @@ export interface RelayDeps {
 export function createRelay(deps: RelayDeps): TunnelRelay {
   const { zone, accounts, logger } = deps;
   const seen = new Set<string>();
-  const capture = new ExchangeCapture(deps.capture);
+  const capture = new ExchangeCapture(deps.capture || {});
   const names = new Map<string, string>(); // key names never change; a revoked key never authenticates again
   const keyName = (keyId: string) => {
     let n = names.get(keyId);
@@ -123,7 +123,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
       accounts,
       oauth: oauthProxy,
       logger,
-      capture: { exchanges: capture, keyName },
+      ...(deps.capture !== false && { capture: { exchanges: capture, keyName } }),
       ...(deps.settings && { settings: deps.settings }),
     }),
     capture,

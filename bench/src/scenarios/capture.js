@@ -1,0 +1,259 @@
+// R10 (issue 19 item 4): the cost of capturing exchanges at the relay.
+//  - relay CPU per `tools/call` through a tunnel with capture on vs off (two gateways with `--tunnel-zone`, the
+//    same tunnel on each; `MCPPIPE_CAPTURE=off` is the baseline): ≤ 1.05×;
+//  - the same with ten dashboards streaming Live (`GET /api/tunnels/:id/exchanges/stream`, read to the end): ≤ 1.10×;
+//  - the Tools tab's stats query over 1,000,000 recorded calls (50 tools, spread over 24 h): ≤ 50 ms.
+// The tunnel's CLI side runs in this process (`connectTunnel` with an in-process handler that answers at once), so
+// the relay's CPU is the measured part. Self-contained: it shares nothing with the tunnel scenarios (R7/R8) yet.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { ToolStats } from '@mcppipe/capture';
+import { connectTunnel } from '@mcppipe/tunnel';
+import { drivers, echoCheck, runLoad } from '../lib/loadgen.js';
+import { GATEWAY_CLI, startProcess } from '../lib/processes.js';
+import { cpuPerCall, describeRun, freePort, median } from '../lib/util.js';
+
+const TUNNEL = 'bench--bench';
+const LIVE_DASHBOARDS = 10;
+
+/** Answers every tools/call at once with `Echo: <message>` (the tunnel's CLI side, in this process). */
+function echoHandler(req, res) {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    let id = null;
+    let message = '';
+    try {
+      const m = JSON.parse(Buffer.concat(chunks).toString());
+      id = m.id ?? null;
+      message = m.params?.arguments?.message ?? '';
+    } catch {
+      // answered with id null
+    }
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      result: { content: [{ type: 'text', text: `Echo: ${message}` }] },
+    });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+}
+
+async function startRelay(label, env) {
+  const work = mkdtempSync(join(tmpdir(), `mcppipe-bench-r10-${label}-`));
+  const dataDir = join(work, 'data');
+  const run = (args, input) =>
+    execFileSync(process.execPath, [GATEWAY_CLI, ...args, '--data-dir', dataDir], {
+      input,
+      stdio: ['pipe', 'pipe', 'ignore'],
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+  run(['accounts', 'add', 'bench', '--password-stdin'], 'bench relay passphrase');
+  const key = run(['keys', 'create', '--account', 'bench', '--name', 'bench']).trim();
+  const config = join(work, 'mcp.json');
+  // the relay is what is measured: one configured server that never answers (its retries back off to minutes)
+  writeFileSync(config, JSON.stringify({ mcpServers: { idle: { url: 'http://127.0.0.1:9/mcp' } } }));
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const gw = await startProcess(
+    process.execPath,
+    [
+      GATEWAY_CLI,
+      '--config',
+      config,
+      '--data-dir',
+      dataDir,
+      '--public-url',
+      base,
+      '--port',
+      String(port),
+    ].concat(['--tunnel-zone', 'bench.test', '--log-level', 'info', '--rate-limit', '100000000']),
+    {
+      ready: /servers started/,
+      timeoutMs: 90_000,
+      env: { MCPPIPE_ADMIN_PASSWORD: 'bench owner passphrase', ...env },
+    },
+  );
+  const tunnel = connectTunnel({
+    relayUrl: `${base}/tunnel/connect`,
+    apiKey: key,
+    subdomain: 'bench',
+    metadata: { auth: 'api-key' },
+    handler: echoHandler,
+  });
+  await tunnel.connected();
+  return { gw, tunnel, key, port, base };
+}
+
+/** Opens `n` Live streams on a relay; each reads everything to the end. */
+function openLive(relay, n) {
+  const reqs = [];
+  let bytes = 0;
+  for (let i = 0; i < n; i++) {
+    const req = http.get(
+      `${relay.base}/api/tunnels/${TUNNEL}/exchanges/stream`,
+      { headers: { authorization: `Bearer ${relay.key}` } },
+      (res) => res.on('data', (c) => (bytes += c.length)),
+    );
+    req.on('error', () => {});
+    reqs.push(req);
+  }
+  return { bytes: () => bytes, close: () => reqs.forEach((r) => r.destroy()) };
+}
+
+/** Median time of the 24 h stats query over `count` calls recorded by ToolStats (the capture's own aggregation). */
+function statsQuery(count, queries) {
+  const stats = new ToolStats();
+  const now = Date.now();
+  const t0 = performance.now();
+  for (let i = 0; i < count; i++) {
+    const tool = i % 50;
+    stats.record({
+      name: `up${tool % 5}__tool${tool}`,
+      upstream: `up${tool % 5}`,
+      at: now - 86_400_000 + Math.floor((i / count) * 86_400_000), // in time order, as calls arrive
+      durationMs: 0.5 + ((i * 7919) % 2000) / 10,
+      error: i % 97 === 0,
+    });
+  }
+  const recordMs = performance.now() - t0;
+  const times = [];
+  let rows = [];
+  for (let q = 0; q < queries; q++) {
+    const s = performance.now();
+    rows = stats.query(86_400_000, now);
+    times.push(performance.now() - s);
+  }
+  return {
+    queryMs: median(times),
+    recordNsPerCall: (recordMs * 1e6) / count,
+    tools: rows.length,
+    calls: rows.reduce((a, r) => a + r.calls, 0),
+  };
+}
+
+/**
+ * @param {object} cfg see run.js (`rounds`, `c16Calls`, `c16Ms`, `quick`)
+ * @param {(line: string) => void} log
+ */
+export async function capture(cfg, log) {
+  const on = await startRelay('on', {});
+  const off = await startRelay('off', { MCPPIPE_CAPTURE: 'off' });
+  try {
+    const driver = (r) =>
+      drivers.legacyStateless({
+        port: r.port,
+        path: `/t/${TUNNEL}/mcp`,
+        request: { method: 'tools/call', params: { name: 'echo', arguments: { message: 'bench' } } },
+        check: echoCheck('bench'),
+        headers: { authorization: `Bearer ${r.key}` },
+      });
+    const targets = { on, off };
+    let id = 1;
+    const load = async (key, calls, ms) => {
+      const r = await runLoad({
+        driver: driver(targets[key]),
+        concurrency: 16,
+        maxCalls: calls,
+        maxMs: ms,
+        watch: { t: targets[key].gw.pid },
+        firstId: id,
+      });
+      id += r.calls;
+      return r;
+    };
+    for (const key of ['on', 'off']) await load(key, cfg.warmBaseline, cfg.warmMs); // JIT warm-up of both relays
+    const runs = { on: [], off: [], live: [], liveOff: [] };
+    for (let round = 0; round < cfg.rounds; round++) {
+      for (const key of round % 2 ? ['off', 'on'] : ['on', 'off']) {
+        const r = await load(key, cfg.c16Calls, cfg.c16Ms);
+        runs[key].push(r);
+        log(`  R10 round ${round + 1} capture ${key}: c=16 ${describeRun(r)}`);
+      }
+    }
+    const live = openLive(on, LIVE_DASHBOARDS);
+    try {
+      await new Promise((r) => setTimeout(r, 500));
+      for (let round = 0; round < cfg.rounds; round++) {
+        for (const key of round % 2 ? ['off', 'on'] : ['on', 'off']) {
+          const r = await load(key, cfg.c16Calls, cfg.c16Ms);
+          runs[key === 'on' ? 'live' : 'liveOff'].push(r);
+          log(
+            `  R10 round ${round + 1} ${key === 'on' ? `capture on + ${LIVE_DASHBOARDS} Live` : 'capture off'}: c=16 ${describeRun(r)}`,
+          );
+        }
+      }
+    } finally {
+      live.close();
+    }
+    const cpu = (rs) => cpuPerCall(rs, 't').self;
+    const stats = statsQuery(cfg.quick ? 100_000 : 1_000_000, 21);
+    log(
+      `  R10 stats: ${stats.calls} calls in ${stats.tools} tools, 24 h query ${stats.queryMs.toFixed(2)} ms`,
+    );
+    return {
+      cpuOnMs: cpu(runs.on),
+      cpuOffMs: cpu(runs.off),
+      cpuLiveMs: cpu(runs.live),
+      cpuLiveOffMs: cpu(runs.liveOff),
+      liveBytes: live.bytes(),
+      stats,
+      runs: Object.fromEntries(
+        Object.entries(runs).map(([k, rs]) => [
+          k,
+          rs.map((r) => ({ ok: r.ok, perSecond: r.perSecond, p50: r.p50, cpuMs: r.targets.t.cpuMs })),
+        ]),
+      ),
+    };
+  } finally {
+    await Promise.allSettled([on.tunnel.close(), off.tunnel.close()]);
+    await Promise.allSettled([on.gw.stop(), off.gw.stop()]);
+  }
+}
+
+/** The table rows of R10. */
+export function captureRows(s) {
+  const onRatio = s.cpuOnMs / s.cpuOffMs;
+  const liveRatio = s.cpuLiveMs / s.cpuLiveOffMs;
+  return [
+    {
+      id: 'R10',
+      what: 'relay CPU per tools/call through a tunnel, capture on, c=16',
+      value: s.cpuOnMs,
+      unit: 'ms',
+      baseline: s.cpuOffMs,
+      baselineName: 'capture off',
+      ratio: onRatio,
+      target: 'R10',
+      limit: { max: 1.05 },
+      met: onRatio <= 1.05,
+    },
+    {
+      id: 'R10',
+      what: `relay CPU per tools/call, capture on + ${LIVE_DASHBOARDS} Live dashboards, c=16`,
+      value: s.cpuLiveMs,
+      unit: 'ms',
+      baseline: s.cpuLiveOffMs,
+      baselineName: 'capture off',
+      ratio: liveRatio,
+      target: 'R10',
+      limit: { max: 1.1 },
+      met: liveRatio <= 1.1,
+    },
+    {
+      id: 'R10',
+      what: `Tools stats query, 24 h, ${s.stats.calls} recorded calls, ${s.stats.tools} tools`,
+      value: s.stats.queryMs,
+      unit: 'ms',
+      target: 'R10',
+      limit: { maxValue: 50 },
+      met: s.stats.queryMs <= 50,
+    },
+  ];
+}

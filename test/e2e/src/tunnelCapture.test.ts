@@ -1,0 +1,398 @@
+/**
+ * Capture of exchanges at the relay (issue 19 items 2, 5; DESIGN.md D2, D3) as real processes: the gateway with
+ * `--tunnel-zone`, `mcppipe up --tunnel` aggregating two stdio upstreams, a zero-knowledge tunnel made with
+ * `connectTunnel`, real SDK clients of both eras calling through the relay, and the capture API read with the
+ * owner's API key: exchanges with their fields, redaction, the Live SSE stream, replay, per-tool stats, stars,
+ * sampling under its call, owner scoping (404 for another account) and metadata-only zero-knowledge records.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { fixturePath, startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
+import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
+import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
+import type { TunnelClient } from '@mcppipe/tunnel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayCliPath, rpcHeaders, startGateway } from './gatewayProcess.js';
+import type { RunningGateway } from './gatewayProcess.js';
+
+const ZONE = 'capture.test';
+const TUNNEL = 'cap--alice';
+const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
+
+interface Summary {
+  id: string;
+  at: string;
+  caller: string | null;
+  method: string | null;
+  name: string | null;
+  upstream: string | null;
+  status: string | number;
+  durationMs: number;
+  requestBytes: number;
+  responseBytes: number;
+  replayOf?: string;
+}
+
+function gatewayCommand(args: string[], stdin?: string): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, [gatewayCliPath, ...args], { timeout: 60_000 }, (err, stdout) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
+    );
+    child.stdin!.end(stdin ?? '');
+  });
+}
+
+describe('capture at the relay (issue 19)', () => {
+  let dir: string;
+  let gw: RunningGateway;
+  let cli: RunningCli;
+  let upstream: RunningFixtureServer;
+  let zk: TunnelClient;
+  let loopback: ReturnType<typeof forwardToLoopback>;
+  const keys: Record<string, string> = {};
+
+  const api = async (path: string, key: string | null = keys['alice']!, init: RequestInit = {}) => {
+    const res = await fetch(`${gw.url}${path}`, {
+      ...init,
+      headers: {
+        ...(key !== null && { authorization: `Bearer ${key}` }),
+        ...(init.body !== undefined && { 'content-type': 'application/json' }),
+      },
+    });
+    const text = await res.text();
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+    };
+  };
+  const list = async (query = '') =>
+    (await api(`/api/tunnels/${TUNNEL}/exchanges${query}`)).body['exchanges'] as Summary[];
+  const agentTransport = () =>
+    new StreamableHTTPClientTransport(new URL(`${gw.url}/t/${TUNNEL}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${keys['agent']}` } },
+    });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mcppipe-capture-'));
+    const dataDir = join(dir, 'data');
+    upstream = await startFixtureServer('sup-http-modern.mjs');
+    await writeFile(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
+    );
+    for (const slug of ['alice', 'bob']) {
+      const added = await gatewayCommand(
+        ['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir],
+        `${slug} pw!`,
+      );
+      expect(added.code).toBe(0);
+    }
+    for (const [name, account, keyName] of [
+      ['alice', 'alice', 'laptop'],
+      ['agent', 'alice', 'agent'],
+      ['bob', 'bob', 'laptop'],
+    ] as const) {
+      const key = await gatewayCommand([
+        'keys',
+        'create',
+        '--account',
+        account,
+        '--name',
+        keyName,
+        '--data-dir',
+        dataDir,
+      ]);
+      expect(key.code).toBe(0);
+      keys[name] = key.stdout.trim();
+    }
+    gw = await startGateway([
+      '--config',
+      join(dir, 'mcp.json'),
+      '--data-dir',
+      dataDir,
+      '--tunnel-zone',
+      ZONE,
+    ]);
+    cli = await startCli([
+      '--stdio',
+      `faults=${node(fixturePath('agg-faults.mjs'))}`,
+      '--stdio',
+      `spare=${node(fixturePath('agg-faults.mjs'))}`,
+      '--tunnel',
+      gw.url,
+      '--api-key',
+      keys['alice']!,
+      '--subdomain',
+      'cap',
+      '--tunnel-auth',
+      'api-key',
+    ]);
+    await waitFor(() => cli.stderr().includes('tunnel connected: '), { timeoutMs: 30_000 });
+    loopback = forwardToLoopback({ port: upstream.port });
+    zk = connectTunnel({
+      relayUrl: `${gw.url}/tunnel/connect`,
+      apiKey: keys['alice']!,
+      subdomain: 'zk',
+      zeroKnowledge: true,
+      metadata: { auth: 'api-key' },
+      handler: loopback,
+    });
+    await zk.connected();
+  }, 180_000);
+
+  afterAll(async () => {
+    await zk?.close();
+    loopback?.close();
+    await cli?.stop();
+    const code = gw ? await gw.stop() : 0;
+    await upstream?.close();
+    await rm(dir, { recursive: true, force: true });
+    expect(code, gw?.stderr()).toBe(0);
+  });
+
+  it('lists a tools/call with caller, method, name, upstream, status, duration and bytes; values redacted', async () => {
+    const client = new Client({ name: 'capture-e2e', version: '1' });
+    await client.connect(agentTransport());
+    await client.callTool({ name: 'faults__echo', arguments: { text: 'top secret value' } });
+    await client.close();
+    let call: Summary | undefined;
+    await waitFor(
+      async () =>
+        (call = (await list('?method=tools/call')).find((e) => e.name === 'faults__echo')) !== undefined,
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    expect(call).toMatchObject({ caller: 'agent', method: 'tools/call', upstream: 'faults', status: 'ok' });
+    expect(call!.id).toMatch(/^ex_/);
+    expect(Date.parse(call!.at)).toBeGreaterThan(Date.now() - 120_000);
+    expect(call!.durationMs).toBeGreaterThan(0);
+    expect(call!.requestBytes).toBeGreaterThan(50);
+    expect(call!.responseBytes).toBeGreaterThan(20);
+    const detail = await api(`/api/tunnels/${TUNNEL}/exchanges/${call!.id}`);
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({
+      id: call!.id,
+      request: { method: 'tools/call', params: { name: 'faults__echo', arguments: { text: '[redacted]' } } },
+      response: { result: { content: [{ type: 'text', text: 'faults: top secret value' }] } },
+      truncated: { request: false, response: false },
+      children: [],
+    });
+    expect(JSON.stringify(detail.body['request'])).not.toContain('top secret');
+  });
+
+  it('classifies isError (HTTP 200, 2025-era SSE) and a JSON-RPC error code; filters by status and upstream', async () => {
+    const client = new V1Client({ name: 'capture-v1', version: '1' });
+    await client.connect(
+      new V1Transport(new URL(`${gw.url}/t/${TUNNEL}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${keys['agent']}` } },
+      }),
+    );
+    expect((await client.callTool({ name: 'faults__fail', arguments: {} })).isError).toBe(true);
+    await expect(client.callTool({ name: 'spare__rpc_error', arguments: {} })).rejects.toThrow(
+      /fixture rpc error/,
+    );
+    await client.close();
+    await waitFor(async () => (await list('?status=error')).some((e) => e.name === 'spare__rpc_error'), {
+      timeoutMs: 10_000,
+    });
+    const isError = await list('?status=isError');
+    expect(isError.map((e) => [e.name, e.status])).toEqual([['faults__fail', 'isError']]);
+    expect((await list('?status=error')).find((e) => e.name === 'spare__rpc_error')?.status).toBe(-32099);
+    expect((await list('?upstream=spare')).every((e) => e.upstream === 'spare')).toBe(true);
+    expect((await list('?upstream=spare')).length).toBeGreaterThan(0);
+    expect((await api(`/api/tunnels/${TUNNEL}/exchanges?status=bad`)).status).toBe(400);
+  });
+
+  it('the Live SSE stream gets a new exchange', async () => {
+    const ac = new AbortController();
+    const res = await fetch(`${gw.url}/api/tunnels/${TUNNEL}/exchanges/stream`, {
+      headers: { authorization: `Bearer ${keys['alice']}` },
+      signal: ac.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    const client = new Client({ name: 'capture-live', version: '1' });
+    await client.connect(agentTransport());
+    await client.callTool({ name: 'spare__echo', arguments: { text: 'live' } });
+    let text = '';
+    const deadline = Date.now() + 15_000;
+    while (!text.includes('"name":"spare__echo"') && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += Buffer.from(value).toString();
+    }
+    ac.abort();
+    await client.close();
+    const frame = text.split('\n\n').find((f) => f.includes('"name":"spare__echo"'))!;
+    expect(frame).toMatch(/^id: ex_/m);
+    expect(frame).toContain('event: exchange');
+    const data = JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) as Summary;
+    expect(data).toMatchObject({ method: 'tools/call', upstream: 'spare', status: 'ok', caller: 'agent' });
+  });
+
+  it('replay sends the edited request through the same tunnel and appears as a new exchange', async () => {
+    const original = (await list('?method=tools/call')).find((e) => e.name === 'faults__echo')!;
+    const edited = {
+      jsonrpc: '2.0',
+      id: 99,
+      method: 'tools/call',
+      params: { name: 'faults__echo', arguments: { text: 'replayed copy' } },
+    };
+    const replay = await api(`/api/tunnels/${TUNNEL}/exchanges/${original.id}/replay`, keys['alice']!, {
+      method: 'POST',
+      body: JSON.stringify({ request: edited }),
+    });
+    expect(replay.status, JSON.stringify(replay.body)).toBe(201);
+    expect(replay.body).toMatchObject({
+      replayOf: original.id,
+      name: 'faults__echo',
+      status: 'ok',
+      caller: 'laptop',
+    });
+    expect(replay.body['id']).not.toBe(original.id);
+    const newest = (await list())[0]!;
+    expect(newest.id).toBe(replay.body['id']);
+    const detail = await api(`/api/tunnels/${TUNNEL}/exchanges/${newest.id}`);
+    expect(JSON.stringify(detail.body['response'])).toContain('faults: replayed copy');
+    const again = await api(`/api/tunnels/${TUNNEL}/exchanges/${original.id}/replay`, keys['alice']!, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(again.status).toBe(201);
+    const second = await api(`/api/tunnels/${TUNNEL}/exchanges/${again.body['id'] as string}`);
+    expect(JSON.stringify(second.body['response'])).toContain('faults: top secret value'); // the original values
+  });
+
+  it('attaches a sampling request and its answer under the call (2025-era client)', async () => {
+    const client = new V1Client(
+      { name: 'capture-sampling', version: '1' },
+      { capabilities: { sampling: {} } },
+    );
+    client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'sampled answer' },
+      model: 'test-model',
+    }));
+    await client.connect(
+      new V1Transport(new URL(`${gw.url}/t/${TUNNEL}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${keys['agent']}` } },
+      }),
+    );
+    const result = await client.callTool({ name: 'faults__sample', arguments: { prompt: 'hello' } });
+    expect(JSON.stringify(result)).toContain('sampled answer');
+    await client.close();
+    let call: Summary | undefined;
+    await waitFor(
+      async () => (call = (await list()).find((e) => e.name === 'faults__sample')) !== undefined,
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    const detail = await api(`/api/tunnels/${TUNNEL}/exchanges/${call!.id}`);
+    const children = detail.body['children'] as { method: string; request: unknown; response: unknown }[];
+    expect(children).toHaveLength(1);
+    expect(children[0]!.method).toBe('sampling/createMessage');
+    expect(JSON.stringify(children[0]!.response)).toContain('sampled answer');
+  });
+
+  it('stats per tool over 1 h; a star pins a tool first', async () => {
+    const stats = await api(`/api/tunnels/${TUNNEL}/stats?window=1h`);
+    expect(stats.status).toBe(200);
+    const tools = stats.body['tools'] as Array<Record<string, unknown>>;
+    const echo = tools.find((t) => t['name'] === 'faults__echo')!;
+    expect(echo).toMatchObject({
+      upstream: 'faults',
+      errors: 0,
+      errorRate: 0,
+      changed: false,
+      pinned: false,
+    });
+    expect(echo['calls']).toBe(3); // the agent's call and two replays
+    expect(echo['p50']).toBeGreaterThan(0);
+    expect(echo['p99']).toBeGreaterThanOrEqual(echo['p50'] as number);
+    expect(tools.find((t) => t['name'] === 'faults__fail')).toMatchObject({
+      calls: 1,
+      errors: 1,
+      errorRate: 1,
+    });
+    expect(tools.find((t) => t['name'] === 'spare__rpc_error')).toMatchObject({ calls: 1, errors: 1 });
+    expect(
+      (await api(`/api/tunnels/${TUNNEL}/stars/spare__echo`, keys['alice']!, { method: 'PUT' })).status,
+    ).toBe(204);
+    const starred = (await api(`/api/tunnels/${TUNNEL}/stats?window=24h`)).body;
+    expect(starred['window']).toBe('24h');
+    expect((starred['tools'] as Array<Record<string, unknown>>)[0]).toMatchObject({
+      name: 'spare__echo',
+      pinned: true,
+    });
+    expect(
+      (await api(`/api/tunnels/${TUNNEL}/stars/spare__echo`, keys['alice']!, { method: 'DELETE' })).status,
+    ).toBe(204);
+    expect((await api(`/api/tunnels/${TUNNEL}/stats?window=7d`)).status).toBe(400);
+  });
+
+  it('another account gets 404; no credentials 401; an unknown tunnel 404', async () => {
+    const id = (await list())[0]!.id;
+    for (const path of [
+      `/api/tunnels/${TUNNEL}/exchanges`,
+      `/api/tunnels/${TUNNEL}/exchanges/${id}`,
+      `/api/tunnels/${TUNNEL}/stats`,
+    ]) {
+      const bob = await api(path, keys['bob']!);
+      expect(bob.status, path).toBe(404);
+      expect(bob.body['error']).toBe('not_found');
+    }
+    const replay = await api(`/api/tunnels/${TUNNEL}/exchanges/${id}/replay`, keys['bob']!, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(replay.status).toBe(404);
+    expect((await api(`/api/tunnels/${TUNNEL}/stars/x`, keys['bob']!, { method: 'PUT' })).status).toBe(404);
+    const anonymous = await api(`/api/tunnels/${TUNNEL}/exchanges`, null);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body['error']).toBe('unauthorized');
+    expect(anonymous.headers.get('www-authenticate')).toBe('Bearer realm="mcppipe-api"');
+    expect((await api('/api/tunnels/nope--alice/exchanges')).status).toBe(404);
+    expect((await api(`/api/tunnels/${TUNNEL}/exchanges/ex_missing`)).status).toBe(404);
+  });
+
+  it('a zero-knowledge tunnel records metadata only: no bodies, no method', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+    const res = await fetch(`${gw.url}/t/zk--alice/mcp`, {
+      method: 'POST',
+      headers: rpcHeaders(keys['agent']),
+      body,
+    });
+    expect(res.status).toBe(200);
+    const answer = await res.text();
+    let rows: Summary[] = [];
+    await waitFor(
+      async () =>
+        (rows = (await api('/api/tunnels/zk--alice/exchanges')).body['exchanges'] as Summary[]).length > 0,
+      {
+        timeoutMs: 10_000,
+      },
+    );
+    expect(rows[0]).toMatchObject({
+      caller: 'agent',
+      method: null,
+      name: null,
+      upstream: null,
+      status: 'ok',
+    });
+    expect(rows[0]!.requestBytes).toBe(Buffer.byteLength(body));
+    expect(rows[0]!.responseBytes).toBe(Buffer.byteLength(answer));
+    const detail = await api(`/api/tunnels/zk--alice/exchanges/${rows[0]!.id}`);
+    expect(detail.body).toMatchObject({ request: null, response: null, children: [] });
+    expect(JSON.stringify(detail.body)).not.toContain('tools/list');
+  });
+});

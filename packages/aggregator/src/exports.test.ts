@@ -5,12 +5,15 @@ it('exports exactly the public API', () => {
   expect(Object.keys(api).sort()).toEqual([
     'PolicyGate',
     'REQUEST_TIMEOUT_CODE',
+    'RelayGate',
     'UPSTREAM_UNAVAILABLE_CODE',
     'createAggregator',
     'createPolicyGate',
     'createProxyServer',
     'forwardForAgent',
     'listenStreamSubscriptions',
+    'relayPolicyConfig',
+    'relayRulesActive',
     'toJsonRpcError',
     'upstreamUnavailableError',
   ]);

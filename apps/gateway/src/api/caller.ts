@@ -28,7 +28,7 @@ export interface CallerDeps {
   /** The admin API token; unset: no admin caller. */
   apiToken?: string | undefined;
   /** The relay's accounts (API keys); unset: no key callers. */
-  accounts?: Pick<AccountStore, 'authenticateKey'> | undefined;
+  accounts?: Pick<AccountStore, 'authenticateKey' | 'hasAccount'> | undefined;
   /** The dashboard sessions; unset: no session callers. */
   sessions?: Pick<SessionStore, 'touch'> | undefined;
 }
@@ -74,7 +74,9 @@ export function createCallerResolver(deps: CallerDeps): (req: FastifyRequest) =>
     }
     const id = sessionCookie(req);
     const session = id === undefined ? undefined : deps.sessions?.touch(id);
-    return session && { kind: 'account', account: session.account, via: 'session', csrf: session.csrf };
+    // a removed account's sessions end with it
+    if (session === undefined || deps.accounts?.hasAccount(session.account) === false) return undefined;
+    return { kind: 'account', account: session.account, via: 'session', csrf: session.csrf };
   };
 }
 

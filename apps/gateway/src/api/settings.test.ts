@@ -60,7 +60,10 @@ describe('sessions and the caller', () => {
     const { id, session } = sessions.create('alice');
     const resolve = createCallerResolver({
       apiToken: 'admin-token',
-      accounts: { authenticateKey: (k) => (k === 'mcpp_k' ? { account: 'bob', keyId: 'key_1' } : undefined) },
+      accounts: {
+        authenticateKey: (k) => (k === 'mcpp_k' ? { account: 'bob', keyId: 'key_1' } : undefined),
+        hasAccount: (a) => a !== 'removed',
+      },
       sessions,
     });
     expect(resolve(req({ authorization: 'Bearer admin-token' }))).toEqual({ kind: 'admin' });
@@ -79,6 +82,8 @@ describe('sessions and the caller', () => {
     });
     expect(resolve(req({ cookie, authorization: 'Bearer wrong' }))).toBeUndefined();
     expect(resolve(req({}))).toBeUndefined();
+    const gone = sessions.create('removed');
+    expect(resolve(req({ cookie: `mcppipe_session=${gone.id}` }))).toBeUndefined();
   });
 
   it('asks a session for its CSRF token on state-changing methods only', () => {
@@ -90,5 +95,26 @@ describe('sessions and the caller', () => {
       expect(csrfOk(req({ 'x-csrf-token': 'tok' }, m), caller)).toBe(true);
     }
     expect(csrfOk(req({}, 'PUT'), { kind: 'account', account: 'a', via: 'key', keyId: 'k' })).toBe(true);
+  });
+});
+
+describe('TunnelSettingsStore', () => {
+  it('survives a restart: written atomically with mode 0600, read back by a new store', async () => {
+    const { mkdtemp, rm, stat } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { TunnelSettingsStore, SETTINGS_FILE } = await import('./settingsStore.js');
+    const dir = await mkdtemp(join(tmpdir(), 'mcppipe-settings-store-'));
+    try {
+      const first = await TunnelSettingsStore.open(dir);
+      expect(first.get('laptop--alice')).toBeUndefined();
+      await first.put('laptop--alice', { limits: { callsPerMinute: 7 } });
+      expect((await stat(join(dir, SETTINGS_FILE))).mode & 0o777).toBe(0o600);
+      const again = await TunnelSettingsStore.open(dir);
+      expect(again.get('laptop--alice')).toEqual({ limits: { callsPerMinute: 7 } });
+      expect(again.has('desk--alice')).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

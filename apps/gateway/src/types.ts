@@ -142,7 +142,7 @@ export interface GatewayDeps {
   /**
    * The relay's per-tunnel event scopes and the accounts whose API keys open `/api/tunnels*` (`--tunnel-zone`, E2).
    */
-  tunnelEvents?: { scopes: TunnelScopes; accounts: Pick<AccountStore, 'authenticateKey'> };
+  tunnelEvents?: { scopes: TunnelScopes; accounts: Pick<AccountStore, 'authenticateKey' | 'hasAccount'> };
   /** Clock for the per-client gate, in epoch ms. Default `Date.now`. */
   now?: () => number;
 }

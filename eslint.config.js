@@ -139,7 +139,7 @@ export default tseslint.config(
     rules: { 'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }] },
   },
   {
-    files: ['apps/*/src/**/*.ts'],
+    files: ['apps/*/src/**/*.ts', 'apps/*/src/**/*.tsx'],
     ignores: testFiles,
     rules: { 'max-lines': ['error', { max: 150, skipBlankLines: true, skipComments: true }] },
   },

@@ -105,7 +105,13 @@ export async function startGateway(
     trustedProxies: options.trustedProxies,
     allowedOrigins: options.allowedOrigins,
     loopbackAliases: aliases,
-    ...(tunnel && tunnelEvents && { tunnelHook: tunnel.relay.hook, tunnelEvents, accountApi: tunnel.api }),
+    ...(tunnel &&
+      tunnelEvents && {
+        tunnelHook: tunnel.relay.hook,
+        tunnelEvents,
+        accountApi: tunnel.api,
+        tunnelZone: options.tunnelZone,
+      }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     rateLimit: { max: options.rateLimitPerMinute, shared: shared?.buckets },
     clientLimits: {
@@ -153,7 +159,7 @@ export async function startGateway(
     (closing ??= (async () => {
       logger.info({}, 'shutting down');
       await watcher.close().catch(() => {});
-      await tunnel?.relay.close().catch(() => {});
+      await relay?.close().catch(() => {});
       const grace = setTimeout(() => app.server.closeAllConnections(), DEFAULT_SHUTDOWN_GRACE_MS);
       await app.close().catch(() => {});
       clearTimeout(grace);

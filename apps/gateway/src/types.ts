@@ -5,6 +5,7 @@
  * @module
  */
 import type { BucketStore } from '@mcppipe/policy';
+import type { SessionStore } from './api/sessionStore.js';
 import type { PolicyGate } from '@mcppipe/aggregator';
 import type { TunnelScopes } from '@mcppipe/events';
 import type { AccountStore, BearerVerifier } from '@mcppipe/oauth';
@@ -136,6 +137,10 @@ export interface GatewayDeps {
    * and the route files (session, keys, settings, exchanges, stats) registered after the one caller hook.
    */
   accountApi?: AccountApi;
+  /** The tunnel zone (`--tunnel-zone`): its apex is an allowed `Host` on a loopback bind (the dashboard, D1). */
+  tunnelZone?: string;
+  /** The built dashboard to serve at `/dashboard/` (DESIGN.md D3). Default: `dist/dashboard` when present. */
+  dashboardDir?: string;
   /** Stage observer for tests. */
   observer?: PipelineObserver;
   /** The events of the configured servers (E1–E4); with `apiToken`, `/api/*` is served. */

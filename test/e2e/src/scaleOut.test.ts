@@ -4,7 +4,6 @@
  * tiny in-test TCP load balancer in front of both nodes for the tunnel's connect URL (it tries node A first and
  * falls back to node B when A refuses the connection, as a load balancer's health check would).
  */
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
@@ -16,28 +15,12 @@ import type { RunningFixtureServer, RunningRedis } from '@mcppipe/test-utils';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCliPath, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { gatewayCommand, rpcHeaders, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
 
 const ZONE = 'tunnel.test';
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 const SECRET = randomBytes(32).toString('hex');
-
-function gatewayCommand(
-  args: string[],
-  stdin?: string,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [gatewayCliPath, ...args],
-      { timeout: 60_000 },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-    child.stdin!.end(stdin ?? '');
-  });
-}
 
 /** POST tools/list; every request is bounded (5 s), so a hang fails the test instead of stalling it. */
 async function list(url: string, key?: string): Promise<{ status: number; body: string }> {

@@ -5,7 +5,6 @@
  * owner's API key: exchanges with their fields, redaction, the Live SSE stream, replay, per-tool stats, stars,
  * sampling under its call, owner scoping (404 for another account) and metadata-only zero-knowledge records.
  */
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +17,7 @@ import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCliPath, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { gatewayCommand, rpcHeaders, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
 
 const ZONE = 'capture.test';
@@ -37,15 +36,6 @@ interface Summary {
   requestBytes: number;
   responseBytes: number;
   replayOf?: string;
-}
-
-function gatewayCommand(args: string[], stdin?: string): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [gatewayCliPath, ...args], { timeout: 60_000 }, (err, stdout) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
-    );
-    child.stdin!.end(stdin ?? '');
-  });
 }
 
 describe('capture at the relay (issue 19)', () => {

@@ -3,7 +3,6 @@
  * --tunnel` processes with real stdio upstreams, the owner's API key on `/api/tunnels*`, a real webhook receiver
  * checking Standard Webhooks signatures with the scheme's reference algorithm (HMAC-SHA256 over `id.timestamp.body`).
  */
-import { execFile } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -16,7 +15,7 @@ import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
 import { connectTunnel } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCliPath, startGateway } from './gatewayProcess.js';
+import { gatewayCommand, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
 
 interface Evt {
@@ -30,15 +29,6 @@ const ZONE = 'tunnel.test';
 const ADMIN = 'admin-token-for-the-e2e-events-suite-0123456789';
 const TUNNEL = 'laptop--alice';
 const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
-
-function gatewayCommand(args: string[], stdin = ''): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [gatewayCliPath, ...args], { timeout: 60_000 }, (err, stdout) =>
-      resolve({ code: err ? 1 : 0, stdout }),
-    );
-    child.stdin!.end(stdin);
-  });
-}
 
 /** The Standard Webhooks reference check: `v1,` + base64 HMAC-SHA256 keyed with the secret's base64 part. */
 function verifySignature(secret: string, headers: IncomingHttpHeaders, body: string): boolean {

@@ -3,7 +3,6 @@
  * its own commands), `mcppipe up --tunnel` over two real stdio upstreams (`faults`, `probe`), real SDK clients
  * of both eras through the tunnel, and the `/api` session, keys and settings routes over loopback HTTP.
  */
-import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,22 +15,13 @@ import type { RunningCli } from '@mcppipe/test-utils';
 import { connectTunnel } from '@mcppipe/tunnel';
 import type { TunnelStatus } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCliPath, startGateway } from './gatewayProcess.js';
+import { gatewayCommand, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
 
 const ALICE_PW = 'alice settings passphrase';
 const BOB_PW = 'bob settings passphrase';
 const TUNNEL = 'laptop--alice';
 const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
-
-function gatewayCommand(args: string[], stdin?: string): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = execFile(process.execPath, [gatewayCliPath, ...args], { timeout: 60_000 }, (err, stdout) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout }),
-    );
-    child.stdin!.end(stdin ?? '');
-  });
-}
 
 let dir: string;
 let dataDir: string;

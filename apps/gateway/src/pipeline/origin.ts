@@ -16,6 +16,8 @@ export interface GuardOptions {
   publicUrl: string;
   loopback: boolean;
   allowedOrigins?: readonly string[];
+  /** Extra `Host` names allowed on a loopback bind (the tunnel zone's apex, which serves the dashboard). */
+  hosts?: readonly string[];
   observer?: PipelineObserver;
 }
 
@@ -27,7 +29,7 @@ export interface GuardOptions {
 export function createHostGuard(options: GuardOptions) {
   // `Host` value → allowed? Agents send the same few values; remembered per value (bounded) by the policy.
   const isAllowed = createHostOriginPolicy({
-    allowedHosts: [new URL(options.publicUrl).hostname],
+    allowedHosts: [new URL(options.publicUrl).hostname, ...(options.hosts ?? [])],
     loopbackOrigins: false,
   }).host;
   return async (req: FastifyRequest, reply: FastifyReply) => {

@@ -1,0 +1,25 @@
+// The session gate: `GET /api/session` decides between the login page and the dashboard (DESIGN.md D1).
+import { useEffect, useState } from 'preact/hooks';
+import { api, setCsrf } from './api.js';
+import { Login } from './Login.js';
+import { Shell } from './Shell.js';
+import type { Session } from './types.js';
+
+export function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  useEffect(() => {
+    api.session().then(
+      (s) => (setCsrf(s.csrf), setSession(s)),
+      () => setSession(null),
+    );
+  }, []);
+  const signedIn = (s: Session) => (setCsrf(s.csrf), setSession(s));
+  const signOut = async () => {
+    await api.logout().catch(() => undefined);
+    setCsrf(undefined);
+    setSession(null);
+  };
+  if (session === undefined) return <p class="muted pad">Loading…</p>;
+  if (session === null) return <Login onSession={signedIn} />;
+  return <Shell session={session} onSignOut={() => void signOut()} />;
+}

@@ -1,0 +1,100 @@
+// The signed-in frame: the tunnel picker (`GET /api/tunnels`), the four tabs, and the active tab's view.
+import { useEffect } from 'preact/hooks';
+import { api } from './api.js';
+import { TABS, go, href, useLoad, useRoute } from './hooks.js';
+import type { Tab } from './hooks.js';
+import { Inspector } from './tabs/Inspector.js';
+import { Live } from './tabs/Live.js';
+import { Settings } from './tabs/Settings.js';
+import { Tools } from './tabs/Tools.js';
+import type { Session, TunnelInfo } from './types.js';
+
+const TITLES: Record<Tab, string> = {
+  live: 'Live',
+  inspector: 'Inspector',
+  tools: 'Tools',
+  settings: 'Settings',
+};
+
+function View({ tunnel, tab, exchange }: { tunnel: TunnelInfo; tab: Tab; exchange: string | undefined }) {
+  switch (tab) {
+    case 'live':
+      return <Live tunnel={tunnel} />;
+    case 'inspector':
+      return <Inspector tunnel={tunnel} exchange={exchange} />;
+    case 'tools':
+      return <Tools tunnel={tunnel} />;
+    case 'settings':
+      return <Settings tunnel={tunnel} />;
+  }
+}
+
+export function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+  const route = useRoute();
+  const { value, error, reload } = useLoad(() => api.tunnels().then((r) => r.tunnels), []);
+  const tunnels = value ?? [];
+  const tunnel = tunnels.find((t) => t.id === route.tunnel);
+  useEffect(() => {
+    if (route.tunnel === undefined && tunnels[0]) go({ tunnel: tunnels[0].id, tab: route.tab });
+  }, [route.tunnel, tunnels]);
+  return (
+    <div class="shell">
+      <header>
+        <strong class="brand">mcppipe</strong>
+        <label class="picker">
+          Tunnel
+          <select
+            name="tunnel"
+            value={route.tunnel ?? ''}
+            onChange={(ev) => go({ tunnel: ev.currentTarget.value, tab: route.tab })}
+          >
+            {tunnels.length === 0 && <option value="">no tunnels</option>}
+            {tunnels.map((t) => (
+              <option key={t.id} value={t.id}>
+                {t.id} {t.connected ? '●' : '○ offline'}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button class="ghost" onClick={reload} title="Reload the tunnel list">
+          ↻
+        </button>
+        <span class="spacer" />
+        <span class="muted">{session.account}</span>
+        <button class="ghost" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <nav class="tabs" role="tablist">
+        {TABS.map((tab) => (
+          <a
+            key={tab}
+            role="tab"
+            aria-selected={route.tab === tab}
+            class={route.tab === tab ? 'active' : ''}
+            href={href({ ...(route.tunnel && { tunnel: route.tunnel }), tab })}
+          >
+            {TITLES[tab]}
+          </a>
+        ))}
+      </nav>
+      <main class="pad">
+        {error && <p class="error">{error}</p>}
+        {tunnel && (
+          <p class="muted small">
+            {tunnel.publicUrl} · auth {tunnel.auth}
+            {tunnel.zeroKnowledge && ' · zero-knowledge (metadata only)'}
+            {!tunnel.connected && ' · offline'}
+          </p>
+        )}
+        {tunnel ? (
+          <View key={tunnel.id} tunnel={tunnel} tab={route.tab} exchange={route.exchange} />
+        ) : (
+          value && (
+            <p class="muted">No tunnel yet: start one with `mcppipe up … --tunnel` (docs/tunnel.md).</p>
+          )
+        )}
+      </main>
+    </div>
+  );
+}

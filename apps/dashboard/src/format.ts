@@ -1,0 +1,67 @@
+// Display helpers: pure functions over API values (no logic the API lacks: labels, units, filters on fields).
+import type { ExchangeStatus, ExchangeSummary } from './types.js';
+
+/** `ok`, `isError`, `error -32602`, `http 503`. */
+export function statusLabel(status: ExchangeStatus): string {
+  if (typeof status === 'number') return `error ${status}`;
+  if (status.startsWith('http_')) return `http ${status.slice(5)}`;
+  return status;
+}
+
+/** The CSS class of a status: `ok`, `warn` (isError) or `bad`. */
+export function statusClass(status: ExchangeStatus): 'ok' | 'warn' | 'bad' {
+  if (status === 'ok') return 'ok';
+  return status === 'isError' ? 'warn' : 'bad';
+}
+
+/** The Live tab's status filter values. */
+export type StatusFilter = '' | 'ok' | 'error' | 'isError';
+
+/** Live filters: each empty field matches everything. */
+export interface LiveFilters {
+  upstream: string;
+  method: string;
+  status: StatusFilter;
+  caller: string;
+}
+
+/** Whether an exchange matches the Live filters (the same meaning as the API's query parameters). */
+export function matches(x: ExchangeSummary, f: LiveFilters): boolean {
+  if (f.upstream && x.upstream !== f.upstream) return false;
+  if (f.method && x.method !== f.method) return false;
+  if (f.caller && x.caller !== f.caller) return false;
+  if (f.status === 'ok' || f.status === 'isError') return x.status === f.status;
+  if (f.status === 'error') return x.status !== 'ok' && x.status !== 'isError';
+  return true;
+}
+
+/** The filters as API query parameters (empty ones left out). */
+export function filterQuery(f: LiveFilters, limit: number): Record<string, string> {
+  const q: Record<string, string> = { limit: String(limit) };
+  for (const [k, v] of Object.entries(f)) if (v) q[k] = v;
+  return q;
+}
+
+/** `12 ms`, `1.4 s`. */
+export function ms(value: number | null | undefined): string {
+  if (value === null || value === undefined || Number.isNaN(value)) return '–';
+  return value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(1)} s`;
+}
+
+/** `512 B`, `3.2 KiB`. */
+export function bytes(value: number): string {
+  if (value < 1024) return `${value} B`;
+  return value < 1024 * 1024 ? `${(value / 1024).toFixed(1)} KiB` : `${(value / 1048576).toFixed(1)} MiB`;
+}
+
+/** Local time of an ISO string or epoch ms, `HH:MM:SS`. */
+export function clock(at: string | number | null | undefined): string {
+  if (at === null || at === undefined) return '–';
+  const d = new Date(at);
+  return Number.isNaN(d.getTime()) ? String(at) : d.toLocaleTimeString([], { hour12: false });
+}
+
+/** `upstream__tool` from a stats row (its name may be exposed already). */
+export function exposedName(upstream: string | null, name: string): string {
+  return !upstream || name.startsWith(`${upstream}__`) ? name : `${upstream}__${name}`;
+}

@@ -7,7 +7,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { DASHBOARD_CSP } from './dashboard.js';
-import { FakeRegistry, FakeVerifier } from './testing/fakes.js';
+import { normalizeResource } from '@mcppipe/oauth';
+import type { UpstreamSnapshot } from '@mcppipe/supervisor';
+import { FakeVerifier, TestRegistry } from '@mcppipe/test-utils';
 
 const PUBLIC = 'http://127.0.0.1:4000';
 const INDEX =
@@ -24,8 +26,8 @@ beforeAll(async () => {
   await writeFile(join(dir, 'assets', 'app-abc123.js'), 'console.log("dashboard")');
   await writeFile(join(root, 'mcppipe-dash-secret.txt'), 'not served');
   app = await buildApp({
-    registry: new FakeRegistry(),
-    verifier: new FakeVerifier(),
+    registry: new TestRegistry<UpstreamSnapshot>(),
+    verifier: new FakeVerifier(normalizeResource),
     publicUrl: PUBLIC,
     dashboardDir: dir,
     tunnelZone: 'tunnel.test',

@@ -159,7 +159,7 @@ export async function startGateway(
     (closing ??= (async () => {
       logger.info({}, 'shutting down');
       await watcher.close().catch(() => {});
-      await relay?.close().catch(() => {});
+      await tunnel?.relay.close().catch(() => {});
       const grace = setTimeout(() => app.server.closeAllConnections(), DEFAULT_SHUTDOWN_GRACE_MS);
       await app.close().catch(() => {});
       clearTimeout(grace);

@@ -5,7 +5,6 @@
  * @module
  */
 import type { BucketStore } from '@mcppipe/policy';
-import type { SessionStore } from './api/sessionStore.js';
 import type { PolicyGate } from '@mcppipe/aggregator';
 import type { TunnelScopes } from '@mcppipe/events';
 import type { AccountStore, BearerVerifier } from '@mcppipe/oauth';

@@ -12,6 +12,7 @@ it('exports exactly the public API', () => {
     'createProxyServer',
     'forwardForAgent',
     'listenStreamSubscriptions',
+    'pinnedRegistry',
     'relayPolicyConfig',
     'relayRulesActive',
     'toJsonRpcError',

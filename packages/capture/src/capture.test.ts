@@ -12,6 +12,7 @@ import {
   percentiles,
   redactMessage,
   redactValue,
+  replayRequestHeaders,
   tapExchange,
 } from './index.js';
 import type { CapturedBody, ExchangeSummary, RawExchange } from './index.js';
@@ -322,5 +323,33 @@ describe('children and zero knowledge', () => {
       ['fs__read', 1, 0],
       ['gh__issue', 2, 2],
     ]);
+  });
+});
+
+describe('replayRequestHeaders', () => {
+  const call = (name: string) =>
+    JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } });
+  it('keeps a 2025-era original as it was (session headers only)', () => {
+    const original = { 'mcp-session-id': 's1', 'mcp-protocol-version': '2025-11-25' };
+    expect(replayRequestHeaders(original, call('a__b'))).toEqual(original);
+  });
+  it('derives Mcp-Method and Mcp-Name of a 2026-era replay from the body sent (an edited copy)', () => {
+    const original = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call' };
+    expect(replayRequestHeaders(original, call('faults__echo'))).toEqual({
+      ...original,
+      'mcp-name': 'faults__echo',
+    });
+    const read = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'resources/read',
+      params: { uri: 'mcppipe://x/é' },
+    });
+    expect(replayRequestHeaders(original, read)).toEqual({
+      ...original,
+      'mcp-method': 'resources/read',
+      'mcp-name': `=?base64?${Buffer.from('mcppipe://x/é').toString('base64')}?=`,
+    });
+    expect(replayRequestHeaders(original, '{not json')).toEqual(original);
   });
 });

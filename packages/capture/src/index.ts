@@ -15,7 +15,7 @@
 export { ExchangeCapture } from './capture.js';
 export type { ExchangeCaptureOptions, ExchangeFilter, ReplaySource } from './capture.js';
 export { tapExchange } from './tap.js';
-export { runReplay } from './replay.js';
+export { replayRequestHeaders, runReplay } from './replay.js';
 export type { ReplayAnswer, ReplayRun } from './replay.js';
 export type { TapOptions } from './tap.js';
 export { classifyStatus, parseExchange, responseMessages, upstreamOf } from './classify.js';

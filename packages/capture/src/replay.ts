@@ -70,3 +70,46 @@ export async function runReplay(run: ReplayRun): Promise<RawExchange> {
     response,
   };
 }
+
+/** The body field the 2026-era `Mcp-Name` header mirrors, per method (SEP-2243, SEP-2663). */
+const MCP_NAME_SOURCE: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
+/** A header value as the 2026-era headers carry it: plain when printable ASCII, else the base64 sentinel. */
+const headerValue = (v: string): string =>
+  /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(v) ? v : `=?base64?${Buffer.from(v).toString('base64')}?=`;
+
+/**
+ * The request headers of a replay: the original's session headers, and for a 2026-era original (it carried
+ * `Mcp-Method`) the standard headers derived from the body actually sent (an edited copy may name another tool),
+ * so the server's header/body cross-check holds.
+ *
+ * @param original - the recorded replay headers (`mcp-session-id`, `mcp-protocol-version`, `mcp-method`)
+ * @param body - the JSON-RPC request to send
+ * @returns the headers to send
+ */
+export function replayRequestHeaders(
+  original: Readonly<Record<string, string>>,
+  body: string,
+): Record<string, string> {
+  const headers: Record<string, string> = { ...original };
+  if (original['mcp-method'] === undefined) return headers;
+  let message: { method?: unknown; params?: Record<string, unknown> } | undefined;
+  try {
+    message = JSON.parse(body) as typeof message;
+  } catch {
+    return headers; // the server answers the malformed body itself
+  }
+  if (typeof message?.method !== 'string') return headers;
+  headers['mcp-method'] = message.method;
+  const field = Object.hasOwn(MCP_NAME_SOURCE, message.method) ? MCP_NAME_SOURCE[message.method] : undefined;
+  const value = field === undefined ? undefined : message.params?.[field];
+  if (typeof value === 'string') headers['mcp-name'] = headerValue(value);
+  return headers;
+}

@@ -10,7 +10,7 @@ export interface TapOptions extends ExchangeContext {
   now?: () => number;
 }
 
-const REPLAY_HEADERS = ['mcp-session-id', 'mcp-protocol-version'] as const;
+const REPLAY_HEADERS = ['mcp-session-id', 'mcp-protocol-version', 'mcp-method'] as const;
 
 /** @internal A body collector: keeps references to the first `cap` bytes (no copy), counts the rest. */
 export function bodySink(cap: number, keep: boolean): CapturedBody & { push(chunk: Buffer): void } {

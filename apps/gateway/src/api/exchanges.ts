@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { replayRequestHeaders } from '@mcppipe/capture';
 import type { ExchangeCapture, ExchangeFilter, ExchangeSummary } from '@mcppipe/capture';
 import { isMcpPipeError } from '@mcppipe/errors';
 import type { Tunnel } from '@mcppipe/tunnel';
@@ -135,7 +136,7 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
         captureValues: deps.captureValues?.(id) ?? false,
         send: async (body) => {
           const headers = {
-            ...capture.replaySource(id, req.params.eid)?.headers,
+            ...replayRequestHeaders(capture.replaySource(id, req.params.eid)?.headers ?? {}, body),
             ...forwarded,
             'x-forwarded-proto': new URL(tunnel.publicUrl).protocol.slice(0, -1),
             'content-type': 'application/json',

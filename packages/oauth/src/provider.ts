@@ -205,7 +205,8 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
   const metaHeaders = { 'cache-control': 'public, max-age=300' };
   // many nodes: a client registered on another node a moment ago is fetched before it is authenticated
   const knowClient = async (req: OAuthHttpRequest): Promise<void> => {
-    const id = shared && presentedClientId(header(req, 'authorization'), formClientId(req));
+    if (!shared) return;
+    const id = presentedClientId(header(req, 'authorization'), formClientId(req));
     if (id) await shared.client(id);
   };
   const guarded = async (

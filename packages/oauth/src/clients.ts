@@ -25,7 +25,8 @@ export async function registerClient(ctx: OAuthContext, body: unknown): Promise<
   if (Object.keys(clients).length >= MAX_CLIENTS) {
     throw oauthError('temporarily_unavailable', 'too many registered clients; try again later', 503);
   }
-  if (ctx.shared) await ctx.shared.putClient(record); // every node knows it (S1)
+  if (ctx.shared)
+    await ctx.shared.putClient(record); // every node knows it (S1)
   else {
     clients[record.client_id] = record;
     try {

@@ -42,15 +42,13 @@ export type GraceCache = Map<string, { until: number; response: Promise<TokenRes
  *
  * @param ctx - the context
  * @param family - the family (its `accessExpiresAt` is updated in place)
- * @param scopes - the token's scopes
- * @param nowSec - the issue time, epoch seconds (default: now)
+ * @param issue - `scopes` of the token; `nowSec`: the issue time, epoch seconds (default: now)
  * @returns the token response without a refresh token, and `exp`
  */
 export async function issueAccess(
   ctx: OAuthContext,
   family: FamilyRecord,
-  scopes: string[],
-  nowSec = Math.floor(ctx.clock() / 1000),
+  { scopes, nowSec = Math.floor(ctx.clock() / 1000) }: { scopes: string[]; nowSec?: number },
 ): Promise<TokenResponse & { exp: number }> {
   const { token, exp } = await signAccessToken(
     ctx.key,
@@ -101,7 +99,7 @@ export function startFamily(
   ctx.store.state.families[family.id] = family;
   const { shared } = ctx;
   const response = (async () => {
-    const { exp: _exp, ...access } = await issueAccess(ctx, family, grant.scopes);
+    const { exp: _exp, ...access } = await issueAccess(ctx, family, { scopes: grant.scopes });
     if (shared) await shared.putFamily(family, familyTtlMs(ctx, family, now));
     else await ctx.store.persist();
     return withRefresh ? { ...access, refresh_token: refresh } : access;
@@ -213,20 +211,17 @@ export const reuseError = () =>
  *
  * @param ctx - the context (settings, resources)
  * @param family - the family the token's handle names, or undefined
- * @param params - the authenticated client, the token, optional `scope` and `resource`
- * @param now - epoch ms
- * @param graceKey - the key of a rotation made now (random, made by the caller once)
+ * @param params - the authenticated client, the token, optional `scope` and `resource`; `now` (epoch ms) and
+ *   `graceKey`, the key of a rotation made now (random, made by the caller once, reused when it runs again)
  * @returns the decision
  * @throws McpPipeError `MCPP_OAUTH_PROTOCOL` (`invalid_grant`, `invalid_scope`, `invalid_target`)
  */
 export function decideRefresh(
   ctx: OAuthContext,
   family: FamilyRecord | undefined,
-  params: RefreshParams,
-  now: number,
-  graceKey: string,
+  params: RefreshParams & { now: number; graceKey: string },
 ): RefreshDecision {
-  const { client, refreshToken } = params;
+  const { client, refreshToken, now, graceKey } = params;
   if (!family || family.clientId !== client.client_id || !client.grant_types.includes('refresh_token')) {
     throw oauthError('invalid_grant', 'unknown refresh token');
   }
@@ -249,7 +244,8 @@ export function decideRefresh(
     if (!inGrace) return { kind: 'reuse', family, presented };
     // B6: the rotation was persisted but its answer was lost (a crash, a restart, another node): the same
     // successor again, with a fresh access token. Only while the successor is still the current token.
-    const again = family.graceKey === undefined ? undefined : successorOf(refreshToken, handle, family.graceKey);
+    const again =
+      family.graceKey === undefined ? undefined : successorOf(refreshToken, handle, family.graceKey);
     const next = again !== undefined && hashSecret(again) === family.currentHash ? again : undefined;
     return { kind: 'again', family, presented, scopes, next };
   }
@@ -279,11 +275,15 @@ export function decideRefresh(
  * @returns the token response
  * @throws McpPipeError `MCPP_OAUTH_PROTOCOL` (`invalid_grant`, `invalid_scope`, `invalid_target`)
  */
-export function refreshTokens(ctx: OAuthContext, params: RefreshParams, grace: GraceCache): Promise<TokenResponse> {
+export function refreshTokens(
+  ctx: OAuthContext,
+  params: RefreshParams,
+  grace: GraceCache,
+): Promise<TokenResponse> {
   const now = ctx.clock();
   const dot = params.refreshToken.indexOf('.');
   const found = dot > 0 ? findFamilyByHandle(ctx, hashSecret(params.refreshToken.slice(0, dot))) : undefined;
-  const d = decideRefresh(ctx, found, params, now, randomSecret(32));
+  const d = decideRefresh(ctx, found, { ...params, now, graceKey: randomSecret(32) });
   const { family, presented } = d;
   if (d.kind === 'again') {
     const cached = grace.get(presented);
@@ -291,7 +291,7 @@ export function refreshTokens(ctx: OAuthContext, params: RefreshParams, grace: G
     const again = d.next;
     if (again !== undefined) {
       const response = (async () => {
-        const { exp: _exp, ...access } = await issueAccess(ctx, family, d.scopes);
+        const { exp: _exp, ...access } = await issueAccess(ctx, family, { scopes: d.scopes });
         await ctx.store.persist();
         return { ...access, refresh_token: again };
       })();
@@ -318,7 +318,7 @@ export function refreshTokens(ctx: OAuthContext, params: RefreshParams, grace: G
   for (const [h, entry] of grace) if (entry.until < now) grace.delete(h);
   const response = (async () => {
     try {
-      const { exp: _exp, ...access } = await issueAccess(ctx, family, d.scopes);
+      const { exp: _exp, ...access } = await issueAccess(ctx, family, { scopes: d.scopes });
       await ctx.store.persist();
       return { ...access, refresh_token: next };
     } catch (err) {

@@ -73,7 +73,10 @@ describe('issue 20: OAuth state across two nodes over Redis', () => {
     const [a, b, store] = await twoNodes({ refreshGraceMs: 0 });
     for (let round = 0; round < 8; round++) {
       const t = await tokensFor(a);
-      const [ra, rb] = await Promise.all([refresh(a, t.clientId, t.refresh), refresh(b, t.clientId, t.refresh)]);
+      const [ra, rb] = await Promise.all([
+        refresh(a, t.clientId, t.refresh),
+        refresh(b, t.clientId, t.refresh),
+      ]);
       const answers = [ra, rb];
       const wins = answers.filter((r) => r.status === 200);
       const losses = answers.filter((r) => r.status === 400);
@@ -97,7 +100,10 @@ describe('issue 20: OAuth state across two nodes over Redis', () => {
   it('with the default grace window both nodes answer with the same successor: one rotation, the family stays active', async () => {
     const [a, b, store] = await twoNodes();
     const t = await tokensFor(a);
-    const [ra, rb] = await Promise.all([refresh(a, t.clientId, t.refresh), refresh(b, t.clientId, t.refresh)]);
+    const [ra, rb] = await Promise.all([
+      refresh(a, t.clientId, t.refresh),
+      refresh(b, t.clientId, t.refresh),
+    ]);
     expect([ra.status, rb.status]).toEqual([200, 200]);
     const r1 = json(ra)['refresh_token'] as string;
     expect(json(rb)['refresh_token']).toBe(r1);
@@ -108,9 +114,9 @@ describe('issue 20: OAuth state across two nodes over Redis', () => {
     const next = await refresh(b, t.clientId, r1);
     expect(next.status).toBe(200);
     for (const h of [a, b])
-      await expect(h.provider.verifyAccessToken(json(next)['access_token'] as string, HUB)).resolves.toMatchObject(
-        { clientId: t.clientId },
-      );
+      await expect(
+        h.provider.verifyAccessToken(json(next)['access_token'] as string, HUB),
+      ).resolves.toMatchObject({ clientId: t.clientId });
   }, 30_000);
 
   it('a client registered on node A authorizes, exchanges its code and refreshes on node B; tokens of either node verify on the other', async () => {
@@ -138,15 +144,17 @@ describe('issue 20: OAuth state across two nodes over Redis', () => {
     // a refresh on A of the refresh token issued on B
     const onA = await refresh(a, clientId, onB['refresh_token'] as string);
     expect(onA.status).toBe(200);
-    await expect(b.provider.verifyAccessToken(json(onA)['access_token'] as string, HUB)).resolves.toMatchObject(
-      { clientId },
-    );
+    await expect(
+      b.provider.verifyAccessToken(json(onA)['access_token'] as string, HUB),
+    ).resolves.toMatchObject({ clientId });
   }, 30_000);
 
   it('an access token revoked on node A (RFC 7009) is refused by node B within a second', async () => {
     const [a, b] = await twoNodes();
     const t = await tokensFor(a);
-    await expect(b.provider.verifyAccessToken(t.access, HUB)).resolves.toMatchObject({ clientId: t.clientId });
+    await expect(b.provider.verifyAccessToken(t.access, HUB)).resolves.toMatchObject({
+      clientId: t.clientId,
+    });
     const res = await a.provider.endpoints.revoke(req({ form: { token: t.access, client_id: t.clientId } }));
     expect(res.status).toBe(200);
     const revokedAt = Date.now();

@@ -49,7 +49,7 @@ export async function refreshShared(
   if (id === undefined) throw oauthError('invalid_grant', 'unknown refresh token');
   const graceKey = randomSecret(32);
   const outcome = await shared.families.update<{ d: RefreshDecision; value: FamilyRecord }>(id, (current) => {
-    const d = decideRefresh(ctx, current, params, now, graceKey);
+    const d = decideRefresh(ctx, current, { ...params, now, graceKey });
     const f = d.family;
     const accessExpiresAt = Math.max(f.accessExpiresAt, exp);
     const value: FamilyRecord =
@@ -67,7 +67,7 @@ export async function refreshShared(
     throw reuseError();
   }
   const next = d.next!;
-  const { exp: _exp, ...access } = await issueAccess(ctx, { ...value }, d.scopes, nowSec);
+  const { exp: _exp, ...access } = await issueAccess(ctx, { ...value }, { scopes: d.scopes, nowSec });
   return { ...access, refresh_token: next };
 }
 
@@ -76,19 +76,17 @@ export async function refreshShared(
  *
  * @param ctx - the context
  * @param shared - the shared state
- * @param id - the family id
- * @param reason - logged and stored
- * @param only - revoke only when this holds for the current entry (e.g. the presented token is its current one)
+ * @param target - `id` of the family, `reason` (logged and stored), and `only`: revoke only when this holds for
+ *   the current entry (e.g. the presented token is its current one)
  * @returns whether this call revoked it
  * @throws McpPipeError `MCPP_STORE_UNAVAILABLE` / `MCPP_STORE_CONFLICT` from the store
  */
 export async function revokeSharedFamily(
   ctx: OAuthContext,
   shared: SharedOAuthState,
-  id: string,
-  reason: string,
-  only: (family: FamilyRecord) => boolean = () => true,
+  target: { id: string; reason: string; only?: (family: FamilyRecord) => boolean },
 ): Promise<boolean> {
+  const { id, reason, only = () => true } = target;
   const now = ctx.clock();
   const revoked = await shared.families.update<FamilyRecord>(id, (f) => {
     if (f === undefined || f.status === 'revoked' || !only(f)) return { op: 'keep' };

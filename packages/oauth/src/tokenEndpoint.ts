@@ -68,7 +68,10 @@ export function handleTokenRequest(
   });
   if (redeemed.status === 'replayed') {
     const replayed = () =>
-      oauthError('invalid_grant', 'the authorization code was already used; tokens issued for it are revoked');
+      oauthError(
+        'invalid_grant',
+        'the authorization code was already used; tokens issued for it are revoked',
+      );
     const { familyId } = redeemed;
     const family = familyId === undefined ? undefined : ctx.store.state.families[familyId];
     const { shared } = ctx;
@@ -77,9 +80,11 @@ export function handleTokenRequest(
       // written): revoke the mirror's object (written as revoked if its first write is still pending) and Redis
       if (family && family.status === 'active')
         Object.assign(family, revokedFields(ctx.clock(), 'authorization code replayed'));
-      return revokeSharedFamily(ctx, shared, familyId, 'authorization code replayed').then(() => {
-        throw replayed();
-      });
+      return revokeSharedFamily(ctx, shared, { id: familyId, reason: 'authorization code replayed' }).then(
+        () => {
+          throw replayed();
+        },
+      );
     }
     if (family) {
       revokeFamily(ctx, family, 'authorization code replayed');
@@ -123,13 +128,11 @@ export async function handleRevocation(
       const id = await shared.familyIdOf(handleHash);
       const current = hashSecret(token);
       if (id !== undefined)
-        await revokeSharedFamily(
-          ctx,
-          shared,
+        await revokeSharedFamily(ctx, shared, {
           id,
-          'revoked by the client',
-          (f) => f.currentHash === current && f.clientId === client.client_id,
-        );
+          reason: 'revoked by the client',
+          only: (f) => f.currentHash === current && f.clientId === client.client_id,
+        });
       return;
     }
     const family = families.find((f) => f.handleHash === handleHash && f.currentHash === hashSecret(token));
@@ -160,7 +163,10 @@ export async function handleRevocation(
   if (shared) {
     const ttlMs = Math.max(1000, (claims.exp + ACCESS_TOKEN_SKEW_SEC) * 1000 - ctx.clock());
     await shared.revokeToken(claims.jti, claims.exp, ttlMs);
-    await revokeSharedFamily(ctx, shared, claims.familyId, 'access token revoked by the client');
+    await revokeSharedFamily(ctx, shared, {
+      id: claims.familyId,
+      reason: 'access token revoked by the client',
+    });
     return;
   }
   ctx.store.state.revokedTokens[claims.jti] = claims.exp;

@@ -98,7 +98,10 @@ export async function checkAccessToken(
     if (key !== undefined) cache.set(key, claims, nowMs);
   }
   const { state: s } = ctx.store;
-  if (ctx.shared && !(Object.hasOwn(s.clients, claims.clientId) && Object.hasOwn(s.families, claims.familyId))) {
+  if (
+    ctx.shared &&
+    !(Object.hasOwn(s.clients, claims.clientId) && Object.hasOwn(s.families, claims.familyId))
+  ) {
     // issued by another node a moment ago (its pub/sub message not here yet): fetch into the mirror once
     try {
       await ctx.shared.client(claims.clientId);

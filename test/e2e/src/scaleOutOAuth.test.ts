@@ -131,7 +131,11 @@ describe('two gateway nodes sharing one Redis: OAuth state (S1, G2)', () => {
 
     // the same refresh token to both nodes at once: one rotation (both answers carry the one successor,
     // G2's grace rule for the immediate predecessor), never two successors
-    const refreshForm = { grant_type: 'refresh_token', client_id: clientId, refresh_token: first.refresh_token };
+    const refreshForm = {
+      grant_type: 'refresh_token',
+      client_id: clientId,
+      refresh_token: first.refresh_token,
+    };
     const [viaA, viaB] = await Promise.all([
       postForm(`${a.url}/token`, refreshForm),
       postForm(`${b.url}/token`, refreshForm),
@@ -154,7 +158,8 @@ describe('two gateway nodes sharing one Redis: OAuth state (S1, G2)', () => {
     // within a second on a quiet machine; the margin absorbs a loaded one (each probe is a full /hub request)
     expect(Date.now() - start).toBeLessThan(3_000);
     // its family went with it, on both nodes
-    expect((await postForm(`${a.url}/token`, { ...refreshForm, refresh_token: viaA.body.refresh_token })).body)
-      .toMatchObject({ error: 'invalid_grant' });
+    expect(
+      (await postForm(`${a.url}/token`, { ...refreshForm, refresh_token: viaA.body.refresh_token })).body,
+    ).toMatchObject({ error: 'invalid_grant' });
   }, 60_000);
 });

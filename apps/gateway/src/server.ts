@@ -80,6 +80,7 @@ export async function startGateway(
         .concat(tunnel?.relay.resources() ?? []),
     ...(tunnel && { owners: tunnel.relay.owners }),
     sharedKeys: shared?.signing,
+    sharedStore: shared?.store, // S1: OAuth clients, refresh families and revocations on every node
     adminPassword: env['MCPPIPE_ADMIN_PASSWORD'] || undefined,
     adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
     logger,

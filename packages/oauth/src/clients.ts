@@ -6,7 +6,8 @@ import { hashSecret, safeEqual } from './secrets.js';
 import type { ClientRecord } from './state.js';
 
 /**
- * Registers a client (RFC 7591) and persists it before answering.
+ * Registers a client (RFC 7591) and persists it before answering (in `state.json`, or in the shared store of many
+ * nodes, S1, so every node accepts it).
  *
  * @param ctx - the context
  * @param body - the parsed JSON body
@@ -24,12 +25,16 @@ export async function registerClient(ctx: OAuthContext, body: unknown): Promise<
   if (Object.keys(clients).length >= MAX_CLIENTS) {
     throw oauthError('temporarily_unavailable', 'too many registered clients; try again later', 503);
   }
-  clients[record.client_id] = record;
-  try {
-    await ctx.store.persist();
-  } catch (err) {
-    delete clients[record.client_id];
-    throw err;
+  if (ctx.shared)
+    await ctx.shared.putClient(record); // every node knows it (S1)
+  else {
+    clients[record.client_id] = record;
+    try {
+      await ctx.store.persist();
+    } catch (err) {
+      delete clients[record.client_id];
+      throw err;
+    }
   }
   ctx.logger.info(
     { clientId: record.client_id, clientName: record.client_name },
@@ -103,6 +108,22 @@ export function authenticateClient(ctx: OAuthContext, presented: PresentedClient
     throw oauthError('invalid_client', 'client authentication failed');
   }
   return client;
+}
+
+/**
+ * The `client_id` a token or revocation request presents (HTTP Basic or the form), for fetching a client
+ * registered on another node before {@link authenticateClient} runs.
+ *
+ * @param authorization - the `Authorization` header
+ * @param formId - the form's `client_id`
+ * @returns the id, or undefined
+ * @throws McpPipeError `invalid_client` for malformed Basic credentials
+ */
+export function presentedClientId(
+  authorization: string | undefined,
+  formId: string | undefined,
+): string | undefined {
+  return parseBasicAuth(authorization)?.id ?? formId;
 }
 
 /**

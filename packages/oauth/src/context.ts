@@ -4,6 +4,7 @@ import type { SigningKey } from './keys.js';
 import type { OAuthEventListener } from './events.js';
 import type { Logger } from './logger.js';
 import { normalizeResource } from './resource.js';
+import type { SharedOAuthState } from './sharedState.js';
 import type { StateStore } from './stateStore.js';
 
 /** Settings after defaults and validation. */
@@ -28,6 +29,11 @@ export interface ResolvedSettings {
 export interface OAuthContext {
   readonly issuer: string;
   readonly store: StateStore;
+  /**
+   * Many nodes (S1): clients, families and revocations in the shared store; `store.state` then mirrors them.
+   * Undefined on one node (everything in `state.json`).
+   */
+  readonly shared?: SharedOAuthState | undefined;
   readonly key: SigningKey;
   readonly clock: () => number;
   readonly logger: Logger;

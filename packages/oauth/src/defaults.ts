@@ -62,3 +62,8 @@ export const LOGIN_BASE_DELAY_MS = 1000;
 export const LOGIN_MAX_DELAY_MS = 15 * 60_000;
 /** Interval of the background pruning of expired state entries. */
 export const PRUNE_INTERVAL_MS = 10 * 60_000;
+/**
+ * Many nodes (S1): every node re-reads the shared OAuth state (clients, families, revocations) this often, besides
+ * the `oauth` pub/sub channel, so a message lost while Redis was away delays a revocation by at most this long.
+ */
+export const SHARED_SYNC_INTERVAL_MS = 5_000;

@@ -37,12 +37,19 @@ function successorOf(presented: string, handle: string, graceKey: string): strin
  */
 export type GraceCache = Map<string, { until: number; response: Promise<TokenResponse> }>;
 
-async function issueAccess(
+/**
+ * Signs an access token of a family and raises the family's `accessExpiresAt` to its `exp`.
+ *
+ * @param ctx - the context
+ * @param family - the family (its `accessExpiresAt` is updated in place)
+ * @param issue - `scopes` of the token; `nowSec`: the issue time, epoch seconds (default: now)
+ * @returns the token response without a refresh token, and `exp`
+ */
+export async function issueAccess(
   ctx: OAuthContext,
   family: FamilyRecord,
-  scopes: string[],
+  { scopes, nowSec = Math.floor(ctx.clock() / 1000) }: { scopes: string[]; nowSec?: number },
 ): Promise<TokenResponse & { exp: number }> {
-  const nowSec = Math.floor(ctx.clock() / 1000);
   const { token, exp } = await signAccessToken(
     ctx.key,
     { sub: family.sub, clientId: family.clientId, scopes, resource: family.resource, familyId: family.id },
@@ -90,12 +97,28 @@ export function startFamily(
     status: 'active',
   };
   ctx.store.state.families[family.id] = family;
+  const { shared } = ctx;
   const response = (async () => {
-    const { exp: _exp, ...access } = await issueAccess(ctx, family, grant.scopes);
-    await ctx.store.persist();
+    const { exp: _exp, ...access } = await issueAccess(ctx, family, { scopes: grant.scopes });
+    if (shared) await shared.putFamily(family, familyTtlMs(ctx, family, now));
+    else await ctx.store.persist();
     return withRefresh ? { ...access, refresh_token: refresh } : access;
   })();
   return { familyId: family.id, response };
+}
+
+/**
+ * How long a family is kept in the shared store: until no refresh token and no access token of it can be valid
+ * (its absolute refresh limit plus one access-token lifetime), so Redis forgets it without pruning.
+ *
+ * @param ctx - the context (settings)
+ * @param family - the family
+ * @param now - epoch ms
+ * @returns milliseconds, at least 1000
+ */
+export function familyTtlMs(ctx: OAuthContext, family: FamilyRecord, now: number): number {
+  const { refreshMaxTtlSec, accessTokenTtlSec } = ctx.settings;
+  return Math.max(1000, family.createdAt + (refreshMaxTtlSec + accessTokenTtlSec) * 1000 - now);
 }
 
 function refreshExpiry(ctx: OAuthContext, now: number, createdAt: number): number {
@@ -109,6 +132,35 @@ function findFamilyByHandle(ctx: OAuthContext, handleHash: string): FamilyRecord
 }
 
 /**
+ * The fields a revocation sets.
+ *
+ * @param now - epoch ms
+ * @param reason - why (logged and stored)
+ * @returns `status`, `revokedAt`, `revokedReason`
+ */
+export function revokedFields(
+  now: number,
+  reason: string,
+): Pick<FamilyRecord, 'status' | 'revokedAt' | 'revokedReason'> {
+  return { status: 'revoked', revokedAt: now, revokedReason: reason };
+}
+
+/**
+ * Logs and emits a family's revocation (no secrets: the family and client ids only).
+ *
+ * @param ctx - the context
+ * @param family - the revoked family
+ * @param reason - why
+ */
+export function reportRevoked(ctx: OAuthContext, family: FamilyRecord, reason: string): void {
+  ctx.logger.warn(
+    { familyId: family.id, clientId: family.clientId, reason },
+    'revoked a refresh-token family',
+  );
+  ctx.emit({ type: 'family_revoked', clientId: family.clientId, reason });
+}
+
+/**
  * Revokes a family: its refresh token stops working at once and its access tokens are refused by
  * `verifyAccessToken` (the family's status is the in-memory revocation marker).
  *
@@ -118,21 +170,104 @@ function findFamilyByHandle(ctx: OAuthContext, handleHash: string): FamilyRecord
  */
 export function revokeFamily(ctx: OAuthContext, family: FamilyRecord, reason: string): void {
   if (family.status === 'revoked') return;
-  family.status = 'revoked';
-  family.revokedAt = ctx.clock();
-  family.revokedReason = reason;
-  ctx.logger.warn(
-    { familyId: family.id, clientId: family.clientId, reason },
-    'revoked a refresh-token family',
-  );
-  ctx.emit({ type: 'family_revoked', clientId: family.clientId, reason });
+  Object.assign(family, revokedFields(ctx.clock(), reason));
+  reportRevoked(ctx, family, reason);
+}
+
+/** The parameters of a refresh request. */
+export interface RefreshParams {
+  client: ClientRecord;
+  refreshToken: string;
+  scope?: string | undefined;
+  resource?: string | undefined;
 }
 
 /**
- * The refresh grant with rotation (RFC 9700 §4.14.2). The presented token must be the family's current one.
- * Its immediate predecessor, presented by the same client within the grace window, returns the same
- * successor pair. Any other earlier token of the family is reuse: the whole family is revoked.
- * A refresh may narrow but never widen the scope, and never change the resource.
+ * What the family rule (G2, RFC 9700 §4.14.2) decides for a presented refresh token: `rotate` (it is the current
+ * one: the new fields are in `rotation`), `again` (the immediate predecessor within the grace window: `next` is
+ * the same successor again, when it is still the current token), or `reuse` (any other earlier token: the family
+ * must be revoked). Pure: both the one-node path and the shared path (inside an atomic update) use it.
+ */
+export type RefreshDecision = { family: FamilyRecord; presented: string } & (
+  | {
+      kind: 'rotate';
+      scopes: string[];
+      next: string;
+      rotation: Pick<
+        FamilyRecord,
+        'currentHash' | 'previousHash' | 'rotatedAt' | 'graceKey' | 'refreshExpiresAt'
+      >;
+    }
+  | { kind: 'again'; scopes: string[]; next: string | undefined }
+  | { kind: 'reuse' }
+);
+
+/** The answer to a reused refresh token (its family is revoked). */
+export const reuseError = () =>
+  oauthError('invalid_grant', 'the refresh token was already used; the session is revoked');
+
+/**
+ * Applies the family rule to a presented refresh token (no side effects, so it may run again after a lost race).
+ *
+ * @param ctx - the context (settings, resources)
+ * @param family - the family the token's handle names, or undefined
+ * @param params - the authenticated client, the token, optional `scope` and `resource`; `now` (epoch ms) and
+ *   `graceKey`, the key of a rotation made now (random, made by the caller once, reused when it runs again)
+ * @returns the decision
+ * @throws McpPipeError `MCPP_OAUTH_PROTOCOL` (`invalid_grant`, `invalid_scope`, `invalid_target`)
+ */
+export function decideRefresh(
+  ctx: OAuthContext,
+  family: FamilyRecord | undefined,
+  params: RefreshParams & { now: number; graceKey: string },
+): RefreshDecision {
+  const { client, refreshToken, now, graceKey } = params;
+  if (!family || family.clientId !== client.client_id || !client.grant_types.includes('refresh_token')) {
+    throw oauthError('invalid_grant', 'unknown refresh token');
+  }
+  if (family.status === 'revoked') throw oauthError('invalid_grant', 'the refresh token was revoked');
+  const presented = hashSecret(refreshToken);
+  const scopes = params.scope === undefined ? family.scopes : params.scope.split(' ').filter(Boolean);
+  if (scopes.length === 0 || scopes.some((s) => !family.scopes.includes(s))) {
+    throw oauthError('invalid_scope', 'a refresh cannot widen the scope');
+  }
+  if (params.resource !== undefined && resolveResource(ctx, params.resource) !== family.resource) {
+    throw oauthError('invalid_target', 'a refresh cannot change the resource');
+  }
+  const handle = refreshToken.slice(0, refreshToken.indexOf('.'));
+  if (presented !== family.currentHash) {
+    const inGrace =
+      presented === family.previousHash &&
+      family.rotatedAt !== undefined &&
+      ctx.settings.refreshGraceMs > 0 && // 0: no grace window at all, even within the same millisecond
+      now - family.rotatedAt <= ctx.settings.refreshGraceMs;
+    if (!inGrace) return { kind: 'reuse', family, presented };
+    // B6: the rotation was persisted but its answer was lost (a crash, a restart, another node): the same
+    // successor again, with a fresh access token. Only while the successor is still the current token.
+    const again =
+      family.graceKey === undefined ? undefined : successorOf(refreshToken, handle, family.graceKey);
+    const next = again !== undefined && hashSecret(again) === family.currentHash ? again : undefined;
+    return { kind: 'again', family, presented, scopes, next };
+  }
+  if (family.refreshExpiresAt <= now) throw oauthError('invalid_grant', 'the refresh token expired');
+  if (!ctx.resources().has(family.resource))
+    throw oauthError('invalid_target', 'the resource is no longer served');
+  const next = successorOf(refreshToken, handle, graceKey);
+  const rotation = {
+    previousHash: presented,
+    currentHash: hashSecret(next),
+    rotatedAt: now,
+    graceKey,
+    refreshExpiresAt: refreshExpiry(ctx, now, family.createdAt),
+  };
+  return { kind: 'rotate', family, presented, scopes, next, rotation };
+}
+
+/**
+ * The refresh grant with rotation (RFC 9700 §4.14.2) on one node: {@link decideRefresh} on the in-memory state.
+ * The presented token must be the family's current one. Its immediate predecessor, presented by the same client
+ * within the grace window, returns the same successor pair. Any other earlier token of the family is reuse: the
+ * whole family is revoked. A refresh may narrow but never widen the scope, and never change the resource.
  *
  * @param ctx - the context
  * @param params - the authenticated client, `refresh_token`, optional `scope` and `resource`
@@ -142,58 +277,33 @@ export function revokeFamily(ctx: OAuthContext, family: FamilyRecord, reason: st
  */
 export function refreshTokens(
   ctx: OAuthContext,
-  params: {
-    client: ClientRecord;
-    refreshToken: string;
-    scope?: string | undefined;
-    resource?: string | undefined;
-  },
+  params: RefreshParams,
   grace: GraceCache,
 ): Promise<TokenResponse> {
-  const { client } = params;
   const now = ctx.clock();
   const dot = params.refreshToken.indexOf('.');
-  const family = dot > 0 ? findFamilyByHandle(ctx, hashSecret(params.refreshToken.slice(0, dot))) : undefined;
-  if (!family || family.clientId !== client.client_id || !client.grant_types.includes('refresh_token')) {
-    throw oauthError('invalid_grant', 'unknown refresh token');
-  }
-  if (family.status === 'revoked') throw oauthError('invalid_grant', 'the refresh token was revoked');
-  const presented = hashSecret(params.refreshToken);
-  const scopes = params.scope === undefined ? family.scopes : params.scope.split(' ').filter(Boolean);
-  if (scopes.length === 0 || scopes.some((s) => !family.scopes.includes(s))) {
-    throw oauthError('invalid_scope', 'a refresh cannot widen the scope');
-  }
-  if (params.resource !== undefined && resolveResource(ctx, params.resource) !== family.resource) {
-    throw oauthError('invalid_target', 'a refresh cannot change the resource');
-  }
-  if (presented !== family.currentHash) {
-    const inGrace =
-      presented === family.previousHash &&
-      family.rotatedAt !== undefined &&
-      now - family.rotatedAt <= ctx.settings.refreshGraceMs;
+  const found = dot > 0 ? findFamilyByHandle(ctx, hashSecret(params.refreshToken.slice(0, dot))) : undefined;
+  const d = decideRefresh(ctx, found, { ...params, now, graceKey: randomSecret(32) });
+  const { family, presented } = d;
+  if (d.kind === 'again') {
     const cached = grace.get(presented);
-    if (inGrace && cached && cached.until >= now) return cached.response;
-    if (inGrace && family.graceKey !== undefined) {
-      // B6: the rotation was persisted but its answer was lost (a crash, a restart): hand out the same
-      // successor again, with a fresh access token. Only while the successor is still the current token.
-      const again = successorOf(params.refreshToken, params.refreshToken.slice(0, dot), family.graceKey);
-      if (hashSecret(again) === family.currentHash) {
-        const response = (async () => {
-          const { exp: _exp, ...access } = await issueAccess(ctx, family, scopes);
-          await ctx.store.persist();
-          return { ...access, refresh_token: again };
-        })();
-        grace.set(presented, { until: family.rotatedAt! + ctx.settings.refreshGraceMs, response });
-        return response;
-      }
+    if (cached && cached.until >= now) return cached.response;
+    const again = d.next;
+    if (again !== undefined) {
+      const response = (async () => {
+        const { exp: _exp, ...access } = await issueAccess(ctx, family, { scopes: d.scopes });
+        await ctx.store.persist();
+        return { ...access, refresh_token: again };
+      })();
+      grace.set(presented, { until: family.rotatedAt! + ctx.settings.refreshGraceMs, response });
+      return response;
     }
+  }
+  if (d.kind !== 'rotate') {
     revokeFamily(ctx, family, 'refresh token reuse');
     void ctx.store.persist().catch(() => undefined);
-    throw oauthError('invalid_grant', 'the refresh token was already used; the session is revoked');
+    throw reuseError();
   }
-  if (family.refreshExpiresAt <= now) throw oauthError('invalid_grant', 'the refresh token expired');
-  if (!ctx.resources().has(family.resource))
-    throw oauthError('invalid_target', 'the resource is no longer served');
 
   // Rotate synchronously; sign and persist afterwards. Roll back if the write fails.
   const before = {
@@ -203,23 +313,17 @@ export function refreshTokens(
     graceKey: family.graceKey,
     refreshExpiresAt: family.refreshExpiresAt,
   };
-  const handle = params.refreshToken.slice(0, dot);
-  const graceKey = randomSecret(32);
-  const next = successorOf(params.refreshToken, handle, graceKey);
-  family.previousHash = presented;
-  family.currentHash = hashSecret(next);
-  family.rotatedAt = now;
-  family.graceKey = graceKey;
-  family.refreshExpiresAt = refreshExpiry(ctx, now, family.createdAt);
+  const { next } = d;
+  Object.assign(family, d.rotation);
   for (const [h, entry] of grace) if (entry.until < now) grace.delete(h);
   const response = (async () => {
     try {
-      const { exp: _exp, ...access } = await issueAccess(ctx, family, scopes);
+      const { exp: _exp, ...access } = await issueAccess(ctx, family, { scopes: d.scopes });
       await ctx.store.persist();
       return { ...access, refresh_token: next };
     } catch (err) {
       grace.delete(presented);
-      if (family.currentHash === hashSecret(next)) Object.assign(family, before);
+      if (family.currentHash === d.rotation.currentHash) Object.assign(family, before);
       throw err;
     }
   })();

@@ -50,7 +50,8 @@ export function jsonResponse(
 
 /**
  * Turns a thrown error into an RFC 6749 §5.2 error response. `MCPP_OAUTH_PROTOCOL` errors keep their code
- * and status; a failed state write becomes 503 `temporarily_unavailable`; anything else is rethrown.
+ * and status; a failed state write or an unreachable shared store (`MCPP_STORE_UNAVAILABLE`, `MCPP_STORE_CONFLICT`)
+ * becomes 503 `temporarily_unavailable`; anything else is rethrown.
  *
  * @param err - the caught error
  * @param basicUsed - whether the request used HTTP Basic (then a 401 carries `WWW-Authenticate: Basic`)
@@ -62,6 +63,16 @@ export function oauthErrorResponse(err: unknown, basicUsed = false): OAuthHttpRe
     const extra: Record<string, string> = { ...NO_STORE };
     if (status === 401 && basicUsed) extra['www-authenticate'] = 'Basic realm="mcppipe"';
     return jsonResponse(status, { error, error_description: err.message }, extra);
+  }
+  if (isMcpPipeError(err, 'MCPP_STORE_UNAVAILABLE') || isMcpPipeError(err, 'MCPP_STORE_CONFLICT')) {
+    return jsonResponse(
+      503,
+      {
+        error: 'temporarily_unavailable',
+        error_description: 'the shared state store is unreachable or busy; try again',
+      },
+      { ...NO_STORE, 'retry-after': '1' },
+    );
   }
   if (isMcpPipeError(err, 'MCPP_OAUTH_STATE_WRITE_FAILED')) {
     return jsonResponse(

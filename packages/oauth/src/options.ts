@@ -1,4 +1,4 @@
-import type { Collection } from '@mcppipe/store';
+import type { Collection, Store } from '@mcppipe/store';
 import * as D from './defaults.js';
 import { invalidOptions } from './errors.js';
 import type { ResourceOwners } from './authorizeFlow.js';
@@ -36,6 +36,14 @@ export interface OAuthProviderOptions {
    * `jwt-key.pem`, so every node signs with one key and serves one JWKS. Default: the key file.
    */
   sharedKeys?: Collection<string> | undefined;
+  /**
+   * Many nodes (S1): the shared store (a Redis store; a file store is ignored). Registered clients, refresh-token
+   * families and access-token revocation markers then live there, so a client registered on one node works on
+   * every node, a refresh token issued on one node refreshes on another, and the rotation is atomic across nodes
+   * (G2). Approvals stay in this node's `state.json`. The caller closes the store. Default: everything in
+   * `state.json`.
+   */
+  sharedStore?: Store | undefined;
   /** Epoch milliseconds. Default: `Date.now`. */
   clock?: () => number;
   /** pino-compatible logger. Default: silent. Secrets are never logged. */

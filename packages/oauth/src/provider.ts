@@ -3,7 +3,7 @@ import type { JWK } from 'jose';
 import type { AuthInfo } from './accessToken.js';
 import { handleAuthorize, handleConsent, handleLogin, type AuthorizeDeps } from './authorizeFlow.js';
 import { BrowserState } from './browserState.js';
-import { registerClient } from './clients.js';
+import { presentedClientId, registerClient } from './clients.js';
 import { CodeStore } from './codes.js';
 import type { OAuthContext } from './context.js';
 import type { GraceCache } from './families.js';
@@ -29,6 +29,7 @@ import { resolveOptions, type OAuthProviderOptions } from './options.js';
 import { createPasswordVerifier } from './password.js';
 import { normalizeResource } from './resource.js';
 import { pruneState } from './state.js';
+import { SharedOAuthState } from './sharedState.js';
 import { StateStore } from './stateStore.js';
 import { handleRevocation, handleTokenRequest } from './tokenEndpoint.js';
 import { VerifiedTokenCache } from './tokenCache.js';
@@ -98,17 +99,24 @@ export interface OAuthProvider extends AsyncDisposable {
   /** The public JWKS (for external verifiers). */
   jwks(): { keys: JWK[] };
   readonly endpoints: OAuthEndpoints;
-  /** Stops the pruning timer and waits for pending state writes. */
+  /** Stops the pruning timer (and following the shared store) and waits for pending state writes. */
   close(): Promise<void>;
+}
+
+function formClientId(req: OAuthHttpRequest): string | undefined {
+  const id = req.form?.['client_id'];
+  return typeof id === 'string' ? id : undefined;
 }
 
 /**
  * Creates the OAuth 2.1 authorization server: loads or creates `jwt-key.pem`, loads `state.json` (moving a
- * corrupt one aside), and validates every option up front.
+ * corrupt one aside), and validates every option up front. With `sharedStore` (Redis, many nodes, S1) it also
+ * loads the shared clients, families and revocations and follows other nodes' changes until `close()`.
  *
  * @param options - see {@link OAuthProviderOptions}
  * @returns the provider
- * @throws McpPipeError `MCPP_OAUTH_INVALID_OPTIONS`, `MCPP_OAUTH_NO_PASSWORD`, `MCPP_OAUTH_KEY_CORRUPT`
+ * @throws McpPipeError `MCPP_OAUTH_INVALID_OPTIONS`, `MCPP_OAUTH_NO_PASSWORD`, `MCPP_OAUTH_KEY_CORRUPT`;
+ *   `MCPP_STORE_UNAVAILABLE` when the shared store cannot be read at start
  * @example Creating a provider
  * ```ts
  * const provider = await createOAuthProvider({
@@ -145,9 +153,19 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
     clock,
     onCorrupt: (movedTo, reason) => emit({ type: 'state_corrupt', movedTo, reason }),
   });
+  // S1: with a Redis store, clients, families and revocations are shared; state.json keeps the approvals
+  const shared =
+    options.sharedStore?.kind === 'redis'
+      ? new SharedOAuthState(options.sharedStore, store.state, logger)
+      : undefined;
+  if (shared) {
+    await shared.load();
+    await shared.watch();
+  }
   const ctx: OAuthContext = {
     issuer,
     store,
+    shared,
     key,
     clock,
     logger,
@@ -185,11 +203,18 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
     return r !== undefined && ctx.resources().has(r) ? protectedResourceMetadata(r, issuer) : undefined;
   };
   const metaHeaders = { 'cache-control': 'public, max-age=300' };
+  // many nodes: a client registered on another node a moment ago is fetched before it is authenticated
+  const knowClient = async (req: OAuthHttpRequest): Promise<void> => {
+    if (!shared) return;
+    const id = presentedClientId(header(req, 'authorization'), formClientId(req));
+    if (id) await shared.client(id);
+  };
   const guarded = async (
     run: () => Promise<OAuthHttpResponse>,
     req: OAuthHttpRequest,
   ): Promise<OAuthHttpResponse> => {
     try {
+      if (req.form) await knowClient(req);
       return await run();
     } catch (err) {
       return oauthErrorResponse(err, /^basic /i.test(header(req, 'authorization') ?? ''));
@@ -229,6 +254,7 @@ export async function createOAuthProvider(options: OAuthProviderOptions): Promis
   };
   const close = async (): Promise<void> => {
     clearInterval(timer);
+    shared?.stop();
     await store.flush();
   };
   const checker = {

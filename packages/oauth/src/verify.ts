@@ -64,7 +64,9 @@ function canonicalAudience(state: VerifierState, expectedResource: string): stri
  * (see `checkAccessTokenSignature`; remembered in the verified-token cache for the exact token bytes), then,
  * on every call, cached or not: the audience asked for, and the in-memory revocation markers: the client
  * must still be registered, the token's refresh-token family must exist and be active, and its `jti` must not
- * be revoked. Expiry is part of the cache entry's validity (`exp` plus the skew). No disk, no network.
+ * be revoked. Expiry is part of the cache entry's validity (`exp` plus the skew). No disk, no network — except, on
+ * many nodes (S1), one read of the shared store for a validly signed token whose client or family this node's
+ * mirror does not hold yet.
  *
  * @param state - the provider's verification state (and context)
  * @param token - the bearer token
@@ -96,6 +98,18 @@ export async function checkAccessToken(
     if (key !== undefined) cache.set(key, claims, nowMs);
   }
   const { state: s } = ctx.store;
+  if (
+    ctx.shared &&
+    !(Object.hasOwn(s.clients, claims.clientId) && Object.hasOwn(s.families, claims.familyId))
+  ) {
+    // issued by another node a moment ago (its pub/sub message not here yet): fetch into the mirror once
+    try {
+      await ctx.shared.client(claims.clientId);
+      await ctx.shared.family(claims.familyId);
+    } catch {
+      return { ok: false, reason: 'the shared OAuth state is unreachable' };
+    }
+  }
   if (!Object.hasOwn(s.clients, claims.clientId)) return { ok: false, reason: 'unknown client' };
   const family = Object.hasOwn(s.families, claims.familyId) ? s.families[claims.familyId] : undefined;
   if (!family || family.status !== 'active' || family.clientId !== claims.clientId)

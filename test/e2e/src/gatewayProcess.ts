@@ -47,18 +47,19 @@ export interface RunningGateway {
  *
  * @param args - extra flags (`--config` and `--data-dir` at least)
  * @param env - extra environment (limits)
- * @param options - `port`: listen on this one (a restart on the same address); default a free one
+ * @param options - `port`: listen on this one (a restart on the same address); default a free one. `publicUrl`:
+ *   another node's URL as this one's public URL (many nodes behind one address); default its own
  */
 export async function startGateway(
   args: string[],
   env: NodeJS.ProcessEnv = {},
-  options: { port?: number } = {},
+  options: { port?: number; publicUrl?: string } = {},
 ): Promise<RunningGateway> {
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const proc = spawn(
     process.execPath,
-    [gatewayCliPath, ...args, '--public-url', url, '--port', String(port)],
+    [gatewayCliPath, ...args, '--public-url', options.publicUrl ?? url, '--port', String(port)],
     {
       stdio: ['ignore', 'ignore', 'pipe'],
       env: { ...process.env, MCPPIPE_ADMIN_PASSWORD: OWNER_PASSWORD, ...env },

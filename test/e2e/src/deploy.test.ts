@@ -44,6 +44,10 @@ describe('deployment files', () => {
     expect(caddy).toMatch(/^\{\$PUBLIC_HOST\}, \*\.\{\$PUBLIC_HOST\} \{$/m);
     expect(caddy).toMatch(/reverse_proxy gateway-1:3000 gateway-2:3000/);
     expect(caddy).toMatch(/health_uri \/livez/);
+    // an authorization in progress stays on one node (its login session and one-time code are per node)
+    expect(caddy).toMatch(
+      /@authorization path \/authorize \/authorize\/\* \/token\n\treverse_proxy @authorization [^{]*\{\n\t\tlb_policy ip_hash/,
+    );
   });
 
   it('k8s: Deployment with 3 replicas and /livez probes, Service, wildcard Ingress, Secret; Redis external', () => {

@@ -1,5 +1,19 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 import { baseConfig } from '../../tsup.config.base.js';
+
+/**
+ * The MCP SDK's `_shims` (its Node shims import the ajv validator, which runs at import) resolved to src/sdkShims.ts,
+ * which loads the SDK's validator on its first use.
+ */
+const lazySdkValidator = {
+  name: 'mcppipe-lazy-sdk-validator',
+  setup(build: { onResolve(o: { filter: RegExp }, cb: () => { path: string }): void }) {
+    build.onResolve({ filter: /^@modelcontextprotocol\/(client|server)\/_shims$/ }, () => ({
+      path: fileURLToPath(new URL('src/sdkShims.ts', import.meta.url)),
+    }));
+  },
+};
 
 /**
  * Cold start (issue 21.2): the CLI app is bundled. Our `@mcppipe/*` packages, the MCP SDK (with zod) and Fastify
@@ -15,6 +29,7 @@ export default defineConfig({
   entry: ['src/index.ts', 'src/cli.ts'],
   splitting: true,
   noExternal: [/^@mcppipe\//, /^@modelcontextprotocol\//, /^fastify$/, /^@fastify\//],
+  esbuildPlugins: [lazySdkValidator],
   // inlined CommonJS (Fastify, ajv, cross-spawn) calls `require` for Node's modules and for pino
   banner: {
     js: "import { createRequire as __mcppipeCreateRequire } from 'node:module';\nconst require = __mcppipeCreateRequire(import.meta.url);",

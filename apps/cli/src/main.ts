@@ -1,11 +1,11 @@
 import { isMcpPipeError } from '@mcppipe/errors';
-import yargs from 'yargs';
 import type { Argv } from 'yargs';
-import { hideBin } from 'yargs/helpers';
 import { closestName } from '@mcppipe/config';
 import { configCommand } from './commands/config.js';
-import { upCommand } from './commands/up.js';
+import { runUpCommand, upCommand } from './commands/up.js';
+import { fastUpArgs } from './up/fastArgs.js';
 import { upOptions } from './up/flags.js';
+import { trace } from './up/trace.js';
 import { version } from './up/util.js';
 
 /** Exit codes of the `mcppipe` command. */
@@ -47,12 +47,20 @@ type UsageInstance = { cacheHelpMessage?: () => void };
 
 /**
  * Runs the CLI: the single error boundary (STYLE.md §9). A `McpPipeError` becomes its message and
- * exit code 2 (usage/config) or 1; anything else is reported as a bug.
+ * exit code 2 (usage/config) or 1; anything else is reported as a bug. A plain `mcppipe up …` command line is parsed
+ * from the flag table without loading yargs ({@link fastUpArgs}; cold start, issue 21); anything else goes to yargs.
  *
  * @param argv - `process.argv`
  */
 export async function main(argv: readonly string[]): Promise<void> {
   try {
+    const up = fastUpArgs(argv.slice(2), process.env);
+    if (up) {
+      await runUpCommand(up);
+      return;
+    }
+    const [{ default: yargs }, { hideBin }] = await Promise.all([import('yargs'), import('yargs/helpers')]);
+    trace('yargs loaded');
     const parser = yargs(hideBin([...argv]))
       .scriptName('mcppipe')
       .version(version)

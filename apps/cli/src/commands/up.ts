@@ -70,6 +70,31 @@ function globsFlag(flag: string) {
   };
 }
 
+/**
+ * The parsers of `up`'s number and glob flags, by flag: yargs' `coerce` and the parse without yargs (fastArgs.ts)
+ * both run them, so a value is checked, and refused with the same message, either way.
+ */
+export const upCoercions: Record<string, (given: unknown) => unknown> = {
+  port: numberFlag('port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer 0-65535'),
+  'max-sessions': numberFlag('max-sessions', positive, 'a positive integer'),
+  'session-idle-secs': numberFlag('session-idle-secs', positive, 'a positive integer'),
+  'body-limit': numberFlag('body-limit', positive, 'a positive integer (bytes)'),
+  'deny-tool': globsFlag('deny-tool'),
+  'allow-tool': globsFlag('allow-tool'),
+};
+
+/**
+ * Runs `mcppipe up` with parsed flags: yargs' handler, and the path without yargs for a plain command line.
+ *
+ * @param args - the parsed flags
+ */
+export async function runUpCommand(args: UpArgs): Promise<void> {
+  trace('up handler');
+  const { runUp } = await import('../up/run.js');
+  trace('run modules loaded');
+  await runUp(args);
+}
+
 /** `mcppipe up`: aggregate upstreams into one MCP server over Streamable HTTP (seed 000). */
 export const upCommand: CommandModule<object, UpArgs> = {
   command: 'up',
@@ -81,18 +106,6 @@ export const upCommand: CommandModule<object, UpArgs> = {
       // Only the variables that name a flag are read (not yargs' `.env()`: under `.strict()` it turned any
       // unrelated MCPPIPE_* variable into an unknown flag). The command line wins over them.
       .config(flagsFromEnv(process.env))
-      .coerce({
-        port: numberFlag('port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer 0-65535'),
-        'max-sessions': numberFlag('max-sessions', positive, 'a positive integer'),
-        'session-idle-secs': numberFlag('session-idle-secs', positive, 'a positive integer'),
-        'body-limit': numberFlag('body-limit', positive, 'a positive integer (bytes)'),
-        'deny-tool': globsFlag('deny-tool'),
-        'allow-tool': globsFlag('allow-tool'),
-      }) as unknown as Argv<UpArgs>,
-  handler: async (args) => {
-    trace('up handler');
-    const { runUp } = await import('../up/run.js');
-    trace('run modules loaded');
-    await runUp(args);
-  },
+      .coerce(upCoercions) as unknown as Argv<UpArgs>,
+  handler: runUpCommand,
 };

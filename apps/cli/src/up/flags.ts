@@ -1,6 +1,7 @@
 /**
- * The flags of `mcppipe up`, in one table: yargs reads it (commands/up.ts), the cold start reads it before yargs
- * loads (early.ts), and it names the `MCPPIPE_*` variables that are read (one per flag, nothing else).
+ * The flags of `mcppipe up`, in one table: yargs reads it (commands/up.ts), the cold start reads it without yargs
+ * (argv.ts for the early spawn, early.ts, and for a plain command line, fastArgs.ts), and it names the `MCPPIPE_*`
+ * variables that are read (one per flag, nothing else).
  *
  * This module imports nothing at run time: early.ts loads it before anything else.
  */
@@ -125,13 +126,23 @@ export const upOptions = {
 /** A flag of `mcppipe up` (without its dashes). */
 export type UpFlag = keyof typeof upOptions;
 
-/** The flags, by how many values they take (aliases included), for a parse without yargs. */
-export const flagKinds: { boolean: Set<string>; value: Set<string>; array: Set<string> } = (() => {
-  const kinds = { boolean: new Set<string>(), value: new Set<string>(), array: new Set<string>() };
+/** The flags, by how many values they take, and their short aliases (`y` → `yes`), for a parse without yargs. */
+export const flagKinds: {
+  boolean: Set<string>;
+  value: Set<string>;
+  array: Set<string>;
+  aliases: Map<string, string>;
+} = (() => {
+  const kinds = {
+    boolean: new Set<string>(),
+    value: new Set<string>(),
+    array: new Set<string>(),
+    aliases: new Map<string, string>(),
+  };
   for (const [name, o] of Object.entries(upOptions) as [string, Options][]) {
     const kind = o.type === 'boolean' ? kinds.boolean : o.array ? kinds.array : kinds.value;
     kind.add(name);
-    if (typeof o.alias === 'string') kind.add(o.alias);
+    if (typeof o.alias === 'string') kinds.aliases.set(o.alias, name);
   }
   return kinds;
 })();

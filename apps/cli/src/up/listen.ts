@@ -1,12 +1,12 @@
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import type { McpHttpHost } from '@mcppipe/http';
 import type { Supervisor } from '@mcppipe/supervisor';
 import type { Logger } from 'pino';
 import type { UpArgs } from '../commands/up.js';
-import { buildHttpServer, isLoopback } from '../httpServer.js';
+import { buildHttpServer } from '../httpServer.js';
 import type { McpFastify } from '../httpServer.js';
 import type { Metrics } from '../metrics.js';
+import type { MetricsServer } from './listenMetrics.js';
+import { listenMetrics } from './listenMetrics.js';
 import { trace, tracing } from './trace.js';
 import { listenFailed } from './util.js';
 
@@ -27,7 +27,7 @@ export interface Listening {
   app: McpFastify;
   /** The bound address, e.g. `http://127.0.0.1:8808`. */
   address: string;
-  metricsServer: { server: Server; address: AddressInfo } | undefined;
+  metricsServer: MetricsServer | undefined;
 }
 
 /**
@@ -56,27 +56,4 @@ export async function listenServing(options: ListenOptions): Promise<Listening> 
   logger.info({ address }, 'listening');
   const metricsServer = await listenMetrics(options.metrics, metricsAt, logger);
   return { app, address, metricsServer };
-}
-
-/**
- * Serves the metrics on `--metrics-addr` (warning when that is beyond loopback); both front doors use it.
- *
- * @param metrics - the metrics, when `--metrics-addr` was given
- * @param metricsAt - `--metrics-addr` parsed
- * @param logger - the CLI's logger
- * @returns the metrics server, or undefined without `--metrics-addr`
- * @throws McpPipeError `MCPP_CLI_LISTEN_FAILED` naming `--metrics-addr`
- */
-export async function listenMetrics(
-  metrics: Metrics | undefined,
-  metricsAt: [host: string, port: number] | undefined,
-  logger: Logger,
-): Promise<Listening['metricsServer']> {
-  if (!metrics || !metricsAt) return undefined;
-  const server = await metrics.listen(...metricsAt).catch((err: unknown) => {
-    throw listenFailed(err, { host: metricsAt[0], port: metricsAt[1], hint: '--metrics-addr HOST:PORT' });
-  });
-  if (!isLoopback(metricsAt[0]))
-    logger.warn({ metricsAddr: `${metricsAt[0]}:${metricsAt[1]}` }, 'metrics are served beyond loopback');
-  return server;
 }

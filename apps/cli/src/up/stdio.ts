@@ -93,7 +93,7 @@ export interface StdioStepsOptions {
 export async function serveStdioSteps(o: StdioStepsOptions): Promise<void> {
   const [{ composeAggregator }, { listenMetrics }, { printStartup }] = await Promise.all([
     import('./compose.js'),
-    import('./listen.js'),
+    import('./listenMetrics.js'),
     import('./startupTable.js'),
   ]);
   const { aggregator } = composeAggregator({

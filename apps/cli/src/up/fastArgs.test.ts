@@ -1,0 +1,136 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import yargs from 'yargs';
+import { upCommand } from '../commands/up.js';
+import type { UpArgs } from '../commands/up.js';
+import { fastUpArgs } from './fastArgs.js';
+import { upOptions } from './flags.js';
+
+/** What yargs hands `up`'s handler for `argv` under `env` (the real builder: table, variables, coercions). */
+async function viaYargs(argv: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
+  for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+  let got: Record<string, unknown> | undefined;
+  await yargs(argv)
+    .command({ ...upCommand, handler: (a) => void (got = a as unknown as Record<string, unknown>) })
+    .strict()
+    .fail((msg, err) => {
+      throw err ?? new Error(msg);
+    })
+    .parseAsync();
+  if (!got) throw new Error('the handler did not run');
+  return got;
+}
+
+const camelKeys = Object.keys(upOptions).map((f) =>
+  f.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase()),
+);
+
+describe('fastUpArgs: `up` parsed without yargs', () => {
+  afterEach(() => vi.unstubAllEnvs());
+
+  const agreeing: [argv: string[], env: Record<string, string>][] = [
+    [['up'], {}],
+    [
+      ['up', '--stdio', 'a=node a.js', 'b=node b.js', '--port', '0', '--hub', '--upstream=x=http://h/mcp'],
+      {},
+    ],
+    [['up', '--upstreams-file', 'demo.toml', '-y', '--log-format', 'json', '--log-level', 'warn'], {}],
+    [['up', '--stdio', 'a=node a.js', '--stdio', 'b=node b.js', '--yes'], {}],
+    [
+      [
+        'up',
+        '--transport',
+        'stdio',
+        '--deny-tool',
+        'a__*',
+        'b__write_*',
+        '--allow-tool=c__*',
+        '--allowed-origins',
+        'https://app.example',
+        '--allowed-hosts',
+        'box.local',
+      ],
+      {},
+    ],
+    [
+      [
+        'up',
+        '--tunnel',
+        'https://gw.example',
+        '--api-key',
+        'k1',
+        '--subdomain',
+        'demo',
+        '--tunnel-auth',
+        'api-key',
+        '--allow-ip',
+        '10.0.0.0/8',
+        '--zero-knowledge',
+        '--hold-changed-tools',
+      ],
+      {},
+    ],
+    [
+      [
+        'up',
+        '--port=9000',
+        '--max-sessions',
+        '5',
+        '--session-idle-secs',
+        '60',
+        '--body-limit',
+        '1000',
+        '--metrics-addr',
+        '127.0.0.1:9464',
+        '--stateless',
+        '--host',
+        '0.0.0.0',
+      ],
+      {},
+    ],
+    [['up'], { MCPPIPE_PORT: '9001', MCPPIPE_TRANSPORT: 'stdio', MCPPIPE_LOG_LEVEL: 'debug' }],
+    [['up', '--port', '9002', '--log-level', 'error'], { MCPPIPE_PORT: '9001', MCPPIPE_LOG_LEVEL: 'debug' }],
+    [['up', '--stdio', 'a=node a.js'], { MCPPIPE_CMD: 'unrelated', MCPPIPE_UPSTREAM_MAX_RESTARTS: '3' }],
+  ];
+
+  it.each(agreeing)('reads %j (env %j) exactly as yargs does', async (argv, env) => {
+    const fast = fastUpArgs(argv, env);
+    expect(fast).toBeDefined();
+    const slow = await viaYargs(argv, env);
+    expect(Object.keys(fast as UpArgs).sort()).toEqual([...camelKeys].sort());
+    for (const key of camelKeys)
+      expect((fast as unknown as Record<string, unknown>)[key], key).toEqual(slow[key]);
+  });
+
+  it('leaves to yargs whatever yargs reads or reports in its own way', () => {
+    const declined: [string[], Record<string, string>][] = [
+      [[], {}],
+      [['--version'], {}],
+      [['config', 'snippet', '--client', 'cursor'], {}],
+      [['up', '--help'], {}],
+      [['up', '--version'], {}],
+      [['up', 'extra'], {}],
+      [['up', '--', '--hub'], {}],
+      [['up', '--stdoi', 'a=node a.js'], {}],
+      [['up', '--logLevel', 'debug'], {}],
+      [['up', '--no-hub'], {}],
+      [['up', '--hub=false'], {}],
+      [['up', '--hub', 'true'], {}],
+      [['up', '--hub', '--hub'], {}],
+      [['up', '--port'], {}],
+      [['up', '--port', 'abc'], {}],
+      [['up', '--port', '-1'], {}],
+      [['up', '--port', '1', '--port', '2'], {}],
+      [['up', '--transport', 'grpc'], {}],
+      [['up', '--stdio'], {}],
+      [['up', '--stdio', '"node a.js"'], {}],
+      [['up', '--host='], {}],
+      [['up', '-port', '1'], {}],
+      [['up'], { MCPPIPE_PORT: 'abc' }],
+      [['up'], { MCPPIPE_TRANSPORT: 'grpc' }],
+      [['up'], { MCPPIPE_HUB: 'true' }],
+      [['up'], { MCPPIPE_STDIO: 'a=node a.js' }],
+    ];
+    for (const [argv, env] of declined)
+      expect(fastUpArgs(argv, env), JSON.stringify([argv, env])).toBeUndefined();
+  });
+});

@@ -34,6 +34,15 @@ export interface OwnerLeases {
     key: string,
     swap: { expected: TunnelOwner | undefined; next: TunnelOwner | undefined; ttlMs?: number },
   ): Promise<boolean>;
+  entries(): Promise<Array<[string, TunnelOwner]>>;
+}
+
+/** A connect asking for a subdomain, before it is accepted ({@link TunnelCluster.reserve}). */
+export interface TunnelClaim {
+  subdomain: string;
+  account: string;
+  keyId: string;
+  metadata: Readonly<Record<string, string>>;
 }
 
 /** Options of {@link TunnelCluster}. */
@@ -62,6 +71,8 @@ export interface TunnelClusterOptions {
 
 /** Default lease of an owner record, ms. */
 export const DEFAULT_LEASE_TTL_MS = 15_000;
+/** Compare-and-swap rounds of {@link TunnelCluster.reserve} before it gives up (then refuses). */
+const RESERVE_ATTEMPTS = 5;
 /** Shortest node secret accepted, characters. */
 export const MIN_NODE_SECRET_LENGTH = 32;
 
@@ -86,6 +97,8 @@ export class TunnelCluster implements AsyncDisposable {
   readonly #timer: NodeJS.Timeout;
   #warned = false;
   #nodeUrl: string | undefined;
+  /** The tunnels other nodes hold, by subdomain: refreshed every heartbeat and by every lookup. */
+  #remote = new Map<string, TunnelOwner>();
 
   /**
    * @param options - see {@link TunnelClusterOptions}
@@ -125,6 +138,7 @@ export class TunnelCluster implements AsyncDisposable {
     const wildcard = /^http:\/\/(0\.0\.0\.0|\[::\])(:\d+)$/.exec(address);
     this.#nodeUrl ??= wildcard ? `http://${hostname()}${wildcard[2]}` : address;
     this.#logger.info({ address, nodeUrl: this.#nodeUrl }, `node link listening on ${address}`);
+    await this.#refreshRemote();
     return address;
   }
 
@@ -144,6 +158,55 @@ export class TunnelCluster implements AsyncDisposable {
     if (this.#warned) return;
     this.#warned = true; // once per outage: the store logs its own reconnects
     this.#logger.warn({ err: (err as Error).message }, `tunnel ownership: could not ${what}; retrying`);
+  }
+
+  /**
+   * Decides a connect before it is accepted (S2, T2's 409 across nodes): a subdomain whose live record belongs to
+   * ANOTHER account (on any node) is refused, as a live tunnel of another account is on one node; the same account
+   * may take its subdomain over from any node (a reconnect after a node loss). A free subdomain is reserved for
+   * this node at once (compare-and-swap on an absent record), so two accounts racing on two nodes cannot both win.
+   *
+   * @param claim - the subdomain, the connecting key's account and id, the connect metadata
+   * @returns false: answer 409 `MCPP_TUNNEL_SUBDOMAIN_TAKEN`; true when the store is away (fail open, logged:
+   *   a node without Redis cannot forward anyway, and its own tunnels keep working)
+   */
+  async reserve(claim: TunnelClaim): Promise<boolean> {
+    const pending: TunnelOwner = {
+      node: this.#o.nodeId,
+      url: this.#nodeUrl ?? '',
+      tunnelId: '',
+      ...claim,
+      metadata: { ...claim.metadata },
+    };
+    try {
+      for (let attempt = 0; attempt < RESERVE_ATTEMPTS; attempt++) {
+        const current = await this.#o.leases.get(claim.subdomain);
+        if (current !== undefined) return current.account === claim.account;
+        const swap = { expected: undefined, next: pending, ttlMs: this.#ttl };
+        if (await this.#o.leases.compareAndSwap(claim.subdomain, swap)) return true;
+      }
+      return false; // lost every race: someone holds it now
+    } catch (err) {
+      this.#failed(err, 'check a subdomain');
+      return true;
+    }
+  }
+
+  /**
+   * The tunnels other nodes held at the last heartbeat or lookup (for the resource list of the authorization
+   * server: OAuth-mode tunnels of other nodes are served here too).
+   */
+  remoteTunnels(): TunnelOwner[] {
+    return [...this.#remote.values()];
+  }
+
+  async #refreshRemote(): Promise<void> {
+    try {
+      const all = await this.#o.leases.entries();
+      this.#remote = new Map(all.filter(([, o]) => o.node !== this.#o.nodeId));
+    } catch (err) {
+      this.#failed(err, 'list the tunnels of other nodes');
+    }
   }
 
   /** Records a new local tunnel as this node's (the newest connection wins, as within one node). */
@@ -168,6 +231,7 @@ export class TunnelCluster implements AsyncDisposable {
   }
 
   async #heartbeat(): Promise<void> {
+    await this.#refreshRemote();
     for (const info of this.#o.registry.list()) {
       try {
         const current = await this.#o.leases.get(info.subdomain);
@@ -200,6 +264,8 @@ export class TunnelCluster implements AsyncDisposable {
       this.#failed(err, 'look a tunnel up');
       return undefined;
     }
+    if (owner === undefined || owner.node === this.#o.nodeId) this.#remote.delete(subdomain);
+    else this.#remote.set(subdomain, owner);
     return owner?.node !== this.#o.nodeId && owner?.account === account ? owner : undefined;
   }
 

@@ -11,7 +11,7 @@ export type { ConnectTunnelOptions, TunnelClient, TunnelHandler, TunnelStatus } 
 export type { TunnelBackoff } from './backoff.js';
 export { TunnelRegistry } from './registry.js';
 export { DEFAULT_LEASE_TTL_MS, MIN_NODE_SECRET_LENGTH, TunnelCluster } from './cluster.js';
-export type { OwnerLeases, TunnelClusterOptions, TunnelOwner } from './cluster.js';
+export type { OwnerLeases, TunnelClaim, TunnelClusterOptions, TunnelOwner } from './cluster.js';
 export { NODE_SECRET_HEADER } from './nodeLink.js';
 export type { TunnelEvent, TunnelIdentity, TunnelRegistryOptions } from './registry.js';
 export { Tunnel } from './tunnel.js';

@@ -57,7 +57,19 @@ export interface TunnelRegistryOptions {
   logger?: Logger;
   /** Called on every connect and disconnect. */
   onEvent?: (event: TunnelEvent) => void;
+  /**
+   * Many relay nodes (S2): asked before a connect is accepted whether its subdomain is free across nodes
+   * (`TunnelCluster.reserve`); false refuses it with the same 409 as another account's live tunnel here.
+   */
+  reserve?: (
+    claim: TunnelIdentity & { subdomain: string; metadata: Record<string, string> },
+  ) => Promise<boolean>;
 }
+
+const taken = (subdomain: string) => ({
+  code: 'MCPP_TUNNEL_SUBDOMAIN_TAKEN',
+  message: `subdomain "${subdomain}" is held by another account's live tunnel: pick another --subdomain`,
+});
 
 /**
  * The relay half of the tunnel (T2, T3, T6): accepts tunnel connections on a WebSocket upgrade, authenticates
@@ -152,13 +164,10 @@ export class TunnelRegistry implements AsyncDisposable {
         message: `${METADATA_HEADER} must be a JSON object of strings, at most 4 KB`,
       });
     }
+    if (this.#options.reserve && !(await this.#options.reserve({ ...identity, subdomain, metadata })))
+      return refuseUpgrade(socket, 409, taken(subdomain));
     const held = this.#bySubdomain.get(subdomain);
-    if (held?.live && held.account !== identity.account) {
-      return refuseUpgrade(socket, 409, {
-        code: 'MCPP_TUNNEL_SUBDOMAIN_TAKEN',
-        message: `subdomain "${subdomain}" is held by another account's live tunnel: pick another --subdomain`,
-      });
-    }
+    if (held?.live && held.account !== identity.account) return refuseUpgrade(socket, 409, taken(subdomain));
     if (this.#closed || socket.destroyed)
       return refuseUpgrade(socket, 503, {
         code: 'MCPP_TUNNEL_OFFLINE',

@@ -86,6 +86,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     authenticate: (key) => Promise.resolve(accounts.authenticateKey(key)),
     publicUrl: (subdomain, account) => `${tunnelBases(zone, `${subdomain}--${account}`).host}/mcp`,
     logger,
+    reserve: (claim): Promise<boolean> => cluster?.reserve(claim) ?? Promise.resolve(true), // S2: one subdomain, one account
     onEvent: (e) => {
       deps.onTunnelEvent?.(e, registry);
       if (e.type !== 'tunnel.connected') return void cluster?.release(e.tunnelId, e.subdomain);
@@ -99,7 +100,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
         );
     },
   });
-  const cluster = deps.cluster?.(registry);
+  const cluster: TunnelCluster | undefined = deps.cluster?.(registry);
   const stopWatching = accounts.watch(
     () => {
       const ids = accounts.keyIds();
@@ -114,9 +115,10 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     authenticateBearer: (a: string | undefined, r: string) => deps.oauth().authenticateBearer(a, r),
     protectedResourceMetadata: (r: string) => deps.oauth().protectedResourceMetadata(r),
   };
+  // the tunnels' resources: this node's and (S2) other nodes', so OAuth-mode tunnels work through any node
   const owned = (): Map<string, string> => {
     const map = new Map<string, string>();
-    for (const t of registry.list()) {
+    for (const t of [...(cluster?.remoteTunnels() ?? []), ...registry.list()]) {
       const bases = tunnelBases(zone, `${t.subdomain}--${t.account}`);
       map.set(`${bases.host}/mcp`, t.account).set(`${bases.path}/mcp`, t.account);
     }

@@ -118,6 +118,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       events: apiToken ? events : undefined,
       tunnels,
       routes: accountApi?.routes,
+      sessions: accountApi?.sessions,
     };
     await app.register(async (api) => apiRoutes(api, served));
   }

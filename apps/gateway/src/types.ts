@@ -12,7 +12,7 @@ import type { GatewayEvents } from './events/scope.js';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import type { SessionStore } from './api/sessionStore.js';
+import type { SessionTable } from './api/sessionStore.js';
 
 /** A pino-compatible logger: `logger.warn({ upstream }, 'message')`. */
 export interface Logger {
@@ -157,7 +157,7 @@ export interface GatewayDeps {
 /** The account side of the one `/api` plugin (issue 19; see `GatewayDeps.accountApi`). */
 export interface AccountApi {
   /** The dashboard sessions (cookie `mcppipe_session`). */
-  sessions: Pick<SessionStore, 'touch'>;
+  sessions: Pick<SessionTable, 'touch' | 'load'>;
   /** Route registrars, called inside the `/api` plugin after its caller hook. */
   routes: ReadonlyArray<(app: FastifyInstance) => void>;
 }

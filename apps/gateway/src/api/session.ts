@@ -13,7 +13,7 @@ import { stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiCaller } from './caller.js';
 import { SESSION_COOKIE, csrfOk, sessionCookie } from './caller.js';
-import type { SessionStore } from './sessionStore.js';
+import type { SessionTable } from './sessionStore.js';
 import { SESSION_TTL_MS } from './sessionStore.js';
 
 /** Failed logins allowed per account and client address per minute (then 429). */
@@ -59,7 +59,7 @@ class FailureWindows {
 /** What the session routes need. */
 export interface SessionDeps {
   accounts: Pick<AccountStore, 'verifyPassword'>;
-  sessions: SessionStore;
+  sessions: SessionTable;
   resolveCaller: (req: FastifyRequest) => ApiCaller | undefined;
 }
 
@@ -135,7 +135,7 @@ export function sessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
       return unauthorized(reply, 'wrong account or password');
     }
     failures.clear(key);
-    const { id, session } = sessions.create(account);
+    const { id, session } = await sessions.create(account);
     const cookie = stringifySetCookie({
       name: SESSION_COOKIE,
       value: id,
@@ -159,7 +159,7 @@ export function sessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
     const caller = accountCaller(req, reply, deps.resolveCaller);
     if (caller === undefined) return reply;
     const id = sessionCookie(req);
-    if (caller.via === 'session' && id !== undefined) sessions.delete(id);
+    if (caller.via === 'session' && id !== undefined) await sessions.delete(id);
     const cleared = stringifySetCookie({
       name: SESSION_COOKIE,
       value: '',

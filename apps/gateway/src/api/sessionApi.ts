@@ -9,7 +9,7 @@ import type { TunnelRegistry } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keysRoutes } from './keys.js';
 import { sessionRoutes } from './session.js';
-import type { SessionStore } from './sessionStore.js';
+import type { SessionTable } from './sessionStore.js';
 import { settingsRoutes } from './settings.js';
 import type { TunnelSettingsStore } from './settingsStore.js';
 
@@ -19,7 +19,7 @@ export interface AccountRoutesDeps {
   registry: TunnelRegistry;
   settings: TunnelSettingsStore;
   /** The dashboard sessions (the `/api` caller resolver reads the same table). */
-  sessions: SessionStore;
+  sessions: SessionTable;
 }
 
 /**

@@ -22,8 +22,20 @@ export const MAX_SESSIONS = 10_000;
 
 const token = (): string => randomBytes(32).toString('base64url');
 
+/**
+ * The sessions as the routes and the caller resolver use them: this node's {@link SessionStore}, or with `--redis`
+ * (S1) the table every node shares (`scale/sessions.ts`).
+ */
+export interface SessionTable {
+  create(account: string): { id: string; session: Session } | Promise<{ id: string; session: Session }>;
+  touch(id: string): Session | undefined;
+  delete(id: string): void | Promise<void>;
+  /** Many nodes: brings this node's copy of a session up to date before the (synchronous) `touch` reads it. */
+  load?(id: string): Promise<void>;
+}
+
 /** The session table. */
-export class SessionStore {
+export class SessionStore implements SessionTable {
   readonly #sessions = new Map<string, Session>();
   readonly #now: () => number;
   readonly #ttlMs: number;
@@ -71,6 +83,17 @@ export class SessionStore {
     this.#sessions.delete(id); // re-insert: the map stays ordered by last use
     this.#sessions.set(id, session);
     return session;
+  }
+
+  /**
+   * Keeps a session opened elsewhere (another node, S1) as it is; `undefined` forgets it (ended elsewhere).
+   *
+   * @param id - the cookie value
+   * @param session - the shared session, or undefined
+   */
+  put(id: string, session: Session | undefined): void {
+    this.#sessions.delete(id);
+    if (session !== undefined) this.#sessions.set(id, { ...session });
   }
 
   /** Ends a session (logout). */

@@ -15,6 +15,8 @@ import type { Logger } from '../types.js';
 import { captureOptions, captureRoutes } from './exchangesApi.js';
 import { accountRoutes } from './sessionApi.js';
 import { SessionStore } from './sessionStore.js';
+import type { SessionTable } from './sessionStore.js';
+import { sharedSessions } from '../scale/sessions.js';
 import { createSettingsEnforcer } from './settingsRelay.js';
 import { TunnelSettingsStore } from './settingsStore.js';
 import type { AccountApi } from '../types.js';
@@ -34,12 +36,11 @@ export interface OpenedRelay {
  * @throws McpPipeError when the settings file is not what it should be
  */
 export async function openTunnelRelay(
-  deps: Omit<RelayDeps, 'settings'> & { accounts: AccountStore; dataDir: string },
+  deps: Omit<RelayDeps, 'settings'> & { accounts: AccountStore; dataDir: string; sessions?: SessionTable },
 ): Promise<OpenedRelay> {
-  const { dataDir, ...rest } = deps;
+  const { dataDir, sessions = new SessionStore(), ...rest } = deps;
   const settings = await TunnelSettingsStore.open(dataDir);
   const relay = createRelay({ ...rest, settings: createSettingsEnforcer(settings) });
-  const sessions = new SessionStore();
   const account = accountRoutes({ accounts: deps.accounts, registry: relay.registry, settings, sessions });
   const capture = captureRoutes(relay);
   return { relay, api: { sessions, routes: [account, capture] } };
@@ -85,6 +86,8 @@ export async function openEventsAndRelay(supervisor: UpstreamRegistry, options: 
           onTunnelEvent: tunnelEvents.onTunnelEvent,
           capture: captureOptions(env),
           cluster: shared?.cluster,
+          // S1: one login for every node
+          ...(shared && { sessions: sharedSessions(shared.store.collection('sessions'), { logger }) }),
         });
   return { events, tunnelEvents, tunnel };
 }

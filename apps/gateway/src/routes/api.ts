@@ -9,7 +9,8 @@
  */
 import type { TunnelScopes } from '@mcppipe/events';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { API_CHALLENGE, callerMayUse, csrfOk, type ApiCaller } from '../api/caller.js';
+import { API_CHALLENGE, callerMayUse, csrfOk, sessionCookie, type ApiCaller } from '../api/caller.js';
+import type { SessionTable } from '../api/sessionStore.js';
 
 /** The login route: the one `/api` route without a caller. */
 const LOGIN = '/api/session';
@@ -33,6 +34,8 @@ export interface ApiDeps {
   tunnels?: TunnelScopes | undefined;
   /** More route files (the account side: session, keys, settings, exchanges, stats), after the caller hook. */
   routes?: ReadonlyArray<(app: FastifyInstance) => void> | undefined;
+  /** The dashboard sessions: with `--redis` a session cookie's session is loaded before the caller is resolved. */
+  sessions?: Pick<SessionTable, 'load'> | undefined;
 }
 
 /**
@@ -44,6 +47,8 @@ export interface ApiDeps {
 export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.decorateRequest('apiCaller', undefined);
   app.addHook('onRequest', async (req, reply) => {
+    const cookie = req.headers.authorization === undefined ? sessionCookie(req) : undefined;
+    if (cookie !== undefined) await deps.sessions?.load?.(cookie); // S1: opened or ended on another node
     const caller = deps.resolveCaller(req);
     if (caller === undefined && req.method === 'POST' && req.url.split('?')[0] === LOGIN) return; // the login
     if (caller === undefined) {

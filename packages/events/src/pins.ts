@@ -113,12 +113,23 @@ export class ToolPins {
    */
   static async open(options: ToolPinsOptions = {}): Promise<ToolPins> {
     const pins = new ToolPins(options);
-    const saved = (await options.store?.read(options.storeKey ?? 'pins')) as
-      Record<string, Record<string, Entry>> | undefined;
-    for (const [upstream, tools] of Object.entries(saved ?? {})) {
-      pins.#pins.set(upstream, new Map(Object.entries(tools)));
-    }
+    const key = options.storeKey ?? 'pins';
+    await pins.#load(key);
+    // many nodes (S1): pins taken or accepted through another node are read here
+    await options.store?.watch?.((k) => {
+      if (k === key)
+        pins.#load(key).catch((err: unknown) => {
+          pins.#logger.error({ err: (err as Error).message }, 'reloading tool pins failed');
+        });
+    });
     return pins;
+  }
+
+  async #load(key: string): Promise<void> {
+    const saved = (await this.#o.store?.read(key)) as Record<string, Record<string, Entry>> | undefined;
+    for (const [upstream, tools] of Object.entries(saved ?? {})) {
+      this.#pins.set(upstream, new Map(Object.entries(tools)));
+    }
   }
 
   #save(): void {

@@ -15,6 +15,13 @@ export interface EventsStore {
    * @param secret - the document holds secrets (webhook signing secrets): keep it owner-readable only
    */
   write(key: string, value: unknown, options?: { secret?: boolean }): Promise<void>;
+  /**
+   * Many nodes (S1): calls `fn` with the key of each document written by any node, so a scope re-reads what another
+   * node changed (webhooks registered there, pins accepted there). Absent on one node: nothing else writes.
+   *
+   * @returns stops watching
+   */
+  watch?(fn: (key: string) => void): Promise<() => Promise<void>>;
 }
 
 /** A store in memory (tests, or a gateway without a data directory). */

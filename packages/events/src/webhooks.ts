@@ -87,6 +87,7 @@ export class WebhookDeliverer {
   readonly #logger: Logger;
   #closed = false;
   #idle: (() => void)[] = [];
+  #unwatch: (() => Promise<void>) | undefined;
 
   private constructor(options: WebhookDelivererOptions) {
     const resolver = options.resolver ?? systemResolver;
@@ -115,10 +116,31 @@ export class WebhookDeliverer {
    */
   static async open(options: WebhookDelivererOptions = {}): Promise<WebhookDeliverer> {
     const deliverer = new WebhookDeliverer(options);
-    const saved = (await options.store?.read(deliverer.#o.storeKey)) as
-      { subscriptions?: (WebhookSubscription & { secret: string })[] } | undefined;
-    for (const s of saved?.subscriptions ?? []) deliverer.#add(s);
+    await deliverer.#load();
+    // many nodes (S1): a subscription made through another node is delivered here for this node's events
+    deliverer.#unwatch = await options.store?.watch?.((key) => {
+      if (key === deliverer.#o.storeKey && !deliverer.#closed)
+        deliverer.#load().catch((err: unknown) => {
+          deliverer.#logger.error({ err: (err as Error).message }, 'reloading webhook subscriptions failed');
+        });
+    });
     return deliverer;
+  }
+
+  /** Reads the saved subscriptions: new ones are added, removed ones dropped, kept ones keep their queue and log. */
+  async #load(): Promise<void> {
+    const saved = (await this.#o.store?.read(this.#o.storeKey)) as
+      { subscriptions?: (WebhookSubscription & { secret: string })[] } | undefined;
+    const list = saved?.subscriptions ?? [];
+    const ids = new Set(list.map((s) => s.id));
+    for (const [id, sub] of this.#subs) if (!ids.has(id)) this.#drop(sub);
+    for (const s of list) if (!this.#subs.has(s.id)) this.#add(s);
+  }
+
+  #drop(sub: Sub): void {
+    if (sub.timer !== undefined) this.#o.clock.clearTimeout(sub.timer);
+    sub.queue.length = 0;
+    this.#subs.delete(sub.id);
   }
 
   #add(s: WebhookSubscription & { secret: string }): Sub {
@@ -199,9 +221,7 @@ export class WebhookDeliverer {
   async remove(id: string): Promise<void> {
     const sub = this.#subs.get(id);
     if (!sub) throw unknownWebhookError(id);
-    if (sub.timer !== undefined) this.#o.clock.clearTimeout(sub.timer);
-    sub.queue.length = 0;
-    this.#subs.delete(id);
+    this.#drop(sub);
     await this.#save();
     this.#checkIdle();
   }
@@ -317,6 +337,7 @@ export class WebhookDeliverer {
   /** Stops delivering: timers are cleared, waiting deliveries dropped. */
   close(): void {
     this.#closed = true;
+    void this.#unwatch?.().catch(() => {});
     for (const sub of this.#subs.values()) {
       if (sub.timer !== undefined) this.#o.clock.clearTimeout(sub.timer);
       sub.timer = undefined;

@@ -8,6 +8,7 @@
 import { SCOPE_METADATA_KEY, TunnelScopes, type ScopeRequester } from '@mcppipe/events';
 import { AccountStore } from '@mcppipe/oauth';
 import type { Store } from '@mcppipe/store';
+import { sharedEventsStore } from '../scale/events.js';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { TunnelEvent, TunnelRegistry } from '@mcppipe/tunnel';
 import { POLICY_KEYS } from '../tunnel/policy.js';
@@ -91,6 +92,8 @@ export async function gatewayEvents(
   },
 ): Promise<{ events: GatewayEvents; tunnel: TunnelEvents | undefined }> {
   const settings = eventsSettings(options.env, options.dataDir, options.logger);
+  // S1: webhooks and pins in Redis with --redis (the data directory's files otherwise)
+  if (options.accountsStore?.kind === 'redis') settings.store = sharedEventsStore(options.accountsStore);
   const events = await createGatewayEvents(supervisor, settings);
   if (options.tunnelZone === undefined) return { events, tunnel: undefined };
   const tunnel = createTunnelEvents(

@@ -2,7 +2,7 @@
  * Many gateway nodes over one Redis (DESIGN.md S1, S2): with `--redis URL` / `MCPPIPE_REDIS_URL` the gateway's
  * shared state goes to the Redis store: the pre-auth rate-limit buckets (`RedisBucketStore`), the relay's
  * accounts and keys (revocations reach every node through pub/sub), the one signing key (one JWKS for all nodes),
- * the OAuth clients, refresh-token families and access-token revocations (`store`, passed to the OAuth provider)
+ * the OAuth clients, refresh-token families and access-token revocations (`store`, passed to the OAuth provider),
  * tunnel ownership with the node-to-node link and one account per subdomain, the dashboard sessions
  * (`scale/sessions.ts`) and the webhook subscriptions and tool pins (`scale/events.ts`). Without it nothing
  * changes: the file backend as before.

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { GatewayDeps } from './types.js';
-import { TestRegistry, fakeToken, FakeVerifier, stageCounter } from '@mcppipe/test-utils';
+import { TestRegistry, fakeToken, FakeVerifier, sseJson, stageCounter } from '@mcppipe/test-utils';
 
 const PUBLIC = 'http://127.0.0.1:4000';
 const HUB = `${PUBLIC}/hub`;
@@ -287,14 +287,9 @@ describe('routing (stage 6)', () => {
     });
     expect(res.statusCode).toBe(200);
     const text = res.body;
-    const message = JSON.parse(
-      text.startsWith('{')
-        ? text
-        : text
-            .split('\n')
-            .find((l) => l.startsWith('data: '))!
-            .slice(6),
-    );
+    const message = (text.startsWith('{') ? JSON.parse(text) : sseJson(text)[0]) as {
+      result: { serverInfo: unknown; capabilities: unknown };
+    };
     expect(message.result.serverInfo).toEqual({ name: 'alpha-server', version: '1.2.3' });
     expect(message.result.capabilities).toEqual({ tools: {} });
     expect(res.headers['mcp-session-id']).toBeUndefined();

@@ -9,7 +9,8 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import { createGatewayEvents, type GatewayEvents } from './events/scope.js';
-import { FakeVerifier, fixturePath, freePort, waitFor } from '@mcppipe/test-utils';
+import { FakeVerifier, fixturePath, freePort, readSse, waitFor } from '@mcppipe/test-utils';
+import type { SseEvent } from '@mcppipe/test-utils';
 
 const TOKEN = 'test-api-token-0123456789';
 const cleanup: (() => unknown)[] = [];
@@ -72,39 +73,24 @@ async function receiver(statuses: number[] = []) {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received };
 }
 
-/** Reads an SSE stream until `until(events)`; returns the parsed events. */
+/** Reads an SSE stream until `until(events)` with the one SSE reader (`readSse`); returns the parsed events. */
 async function readStream(
   url: string,
   headers: Record<string, string>,
   until: (events: McpPipeEvent[]) => boolean,
   onOpen: () => unknown = () => {},
 ): Promise<McpPipeEvent[]> {
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), 30_000);
-  const res = await fetch(url, { headers, signal: ac.signal });
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-  await onOpen();
-  const events: McpPipeEvent[] = [];
-  let text = '';
-  const decoder = new TextDecoder();
-  try {
-    for await (const chunk of res.body!) {
-      text += decoder.decode(chunk as Uint8Array, { stream: true });
-      let at: number;
-      while ((at = text.indexOf('\n\n')) >= 0) {
-        const frame = text.slice(0, at);
-        text = text.slice(at + 2);
-        const data = /^data: (.*)$/m.exec(frame)?.[1];
-        if (data) events.push(JSON.parse(data) as McpPipeEvent);
-      }
-      if (until(events)) break;
-    }
-  } finally {
-    clearTimeout(timer);
-    ac.abort();
-  }
-  return events;
+  const parsed = (frames: SseEvent[]) =>
+    frames.filter((f) => f.data !== '').map((f) => JSON.parse(f.data) as McpPipeEvent);
+  const frames = await readSse(url, {
+    headers,
+    until: (f) => until(parsed(f)),
+    onOpen: async (res) => {
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      await onOpen();
+    },
+  });
+  return parsed(frames);
 }
 
 const transitions = (events: McpPipeEvent[], upstream: string) =>

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from './app.js';
 import type { GatewayDeps } from './types.js';
-import { TestRegistry, fakeToken, FakeVerifier, freePort } from '@mcppipe/test-utils';
+import { TestRegistry, fakeToken, FakeVerifier, freePort, sseJson } from '@mcppipe/test-utils';
 
 const apps: FastifyInstance[] = [];
 afterEach(async () => {
@@ -56,10 +56,7 @@ async function messages(res: Response): Promise<Record<string, unknown>[]> {
   const text = await res.text();
   if (!(res.headers.get('content-type') ?? '').includes('text/event-stream'))
     return [JSON.parse(text) as Record<string, unknown>];
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('data: '))
-    .map((l) => JSON.parse(l.slice(6)) as Record<string, unknown>);
+  return sseJson<Record<string, unknown>>(text);
 }
 
 const textOf = (m: Record<string, unknown> | undefined) =>

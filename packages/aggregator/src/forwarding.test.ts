@@ -15,6 +15,7 @@ import {
   startHttpHarness,
   TestRegistry,
   waitFor,
+  sseJson,
 } from '@mcppipe/test-utils';
 import type { HttpHarness, TestAgent, TestAgentOptions } from '@mcppipe/test-utils';
 
@@ -211,14 +212,7 @@ describe('handshake', () => {
       }),
     });
     const body = await response.text();
-    const json = JSON.parse(
-      body.startsWith('{')
-        ? body
-        : body
-            .split('\n')
-            .find((l) => l.startsWith('data: '))!
-            .slice(6),
-    ) as {
+    const json = (body.startsWith('{') ? JSON.parse(body) : sseJson(body)[0]) as {
       result: Obj;
     };
     expect(json.result['protocolVersion']).toBe('2025-03-26');

@@ -17,7 +17,7 @@ export interface AuthInfo {
   expiresAt?: number;
   /** The RFC 8707 resource (the token's audience). */
   resource?: URL;
-  /** `sub`, `jti` and the refresh-token family id (`familyId`). */
+  /** `sub`, `jti`, the refresh-token family id (`familyId`) and the client's registered `clientName`, if any. */
   extra?: Record<string, unknown>;
 }
 

@@ -110,7 +110,8 @@ export async function checkAccessToken(
       return { ok: false, reason: 'the shared OAuth state is unreachable' };
     }
   }
-  if (!Object.hasOwn(s.clients, claims.clientId)) return { ok: false, reason: 'unknown client' };
+  const client = Object.hasOwn(s.clients, claims.clientId) ? s.clients[claims.clientId] : undefined;
+  if (client === undefined) return { ok: false, reason: 'unknown client' };
   const family = Object.hasOwn(s.families, claims.familyId) ? s.families[claims.familyId] : undefined;
   if (!family || family.status !== 'active' || family.clientId !== claims.clientId)
     return { ok: false, reason: 'revoked' };
@@ -123,7 +124,12 @@ export async function checkAccessToken(
       scopes: [...claims.scopes],
       expiresAt: claims.exp,
       resource: new URL(claims.audience),
-      extra: { sub: claims.sub, jti: claims.jti, familyId: claims.familyId },
+      extra: {
+        sub: claims.sub,
+        jti: claims.jti,
+        familyId: claims.familyId,
+        ...(client.client_name !== undefined && { clientName: client.client_name }),
+      },
     },
   };
 }

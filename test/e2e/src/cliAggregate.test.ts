@@ -16,6 +16,7 @@ import {
   referenceServerPath,
   startCli,
   waitFor,
+  sseJson,
 } from '@mcppipe/test-utils';
 import type { RunningCli } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -246,8 +247,10 @@ describe('mcppipe up over real upstreams', () => {
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
       });
       const body = await res.text();
-      const json = body.startsWith('{') ? body : (/^data: (.*)$/m.exec(body)?.[1] ?? '{}');
-      return JSON.parse(json) as { id: number; result: { content: { text: string }[] } };
+      return (body.startsWith('{') ? JSON.parse(body) : (sseJson(body)[0] ?? {})) as {
+        id: number;
+        result: { content: { text: string }[] };
+      };
     };
     // every agent sends id 1 at the same time; the slow ones are still in flight when the fast ones answer
     const results = await Promise.all([

@@ -1,6 +1,6 @@
 // `mcppipe up --hub --metrics-addr`: the hub's four meta-tools next to /mcp, and Prometheus metrics (A9).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { freePort, referenceServerPath, startCli } from '@mcppipe/test-utils';
+import { freePort, referenceServerPath, sseJson, startCli } from '@mcppipe/test-utils';
 import { describe, expect, it } from 'vitest';
 
 const node = (script: string) => `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`;
@@ -79,8 +79,7 @@ describe('mcppipe up --stateless', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('mcp-session-id')).toBeNull();
     const text = await res.text();
-    const line = text.split('\n').find((l) => l.startsWith('data: '));
-    const body = JSON.parse(line ? line.slice(6) : text) as {
+    const body = (text.startsWith('{') ? JSON.parse(text) : sseJson(text)[0]) as {
       result: { capabilities: Record<string, Record<string, unknown>> };
     };
     const caps = body.result.capabilities;

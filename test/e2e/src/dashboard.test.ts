@@ -5,61 +5,32 @@
  * checked against that real traffic and saved as a screenshot under test/e2e/.output/ (docs/dashboard.md shows
  * copies of them).
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixturePath, startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
-import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
-import { hasChromium, launchChromium } from '@mcppipe/test-utils/browser';
-import type { RunningChromium } from '@mcppipe/test-utils/browser';
+import type { Client } from '@modelcontextprotocol/client';
+import { fixturePath } from '@mcppipe/test-utils';
+import { hasChromium } from '@mcppipe/test-utils/browser';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand, startGateway } from './gatewayProcess.js';
-import type { RunningGateway } from './gatewayProcess.js';
+import {
+  ZONE,
+  node,
+  shot as saveShot,
+  signIn as signInAt,
+  startDashboardStack,
+  text,
+} from './dashboardSetup.js';
+import type { DashboardStack } from './dashboardSetup.js';
 
-const ZONE = 'tunnel.test';
 const ALICE_PW = 'alice dashboard passphrase';
 const BOB_PW = 'bob dashboard passphrase';
 const TUNNEL = 'laptop--alice';
-const OUTPUT = fileURLToPath(new URL('../.output/', import.meta.url));
-const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
-const text = (r: unknown) =>
-  ((r as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === 'text')
-    ?.text ?? '';
 
-let dir: string;
-let gw: RunningGateway;
-let upstream: RunningFixtureServer;
-let cli: RunningCli;
-let browser: RunningChromium;
+let stack: DashboardStack;
 let page: Page;
 let client: Client;
-let aliceKey: string;
 
-async function newClient(): Promise<Client> {
-  const c = new Client({ name: 'dashboard-e2e', version: '1' }, { versionNegotiation: { mode: 'auto' } });
-  const url = new URL(`${gw.url}/t/${TUNNEL}/mcp`);
-  await c.connect(
-    new StreamableHTTPClientTransport(url, {
-      requestInit: { headers: { authorization: `Bearer ${aliceKey}` } },
-    }),
-  );
-  return c;
-}
-
-async function shot(name: string): Promise<void> {
-  await page.screenshot({ path: join(OUTPUT, `dashboard-${name}.png`), fullPage: true });
-}
-
-async function signIn(account: string, password: string, base = gw.url): Promise<void> {
-  await page.goto(`${base}/dashboard/`);
-  await page.getByLabel('Account').fill(account);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 30_000 });
-}
+const shot = (name: string) => saveShot(page, name);
+const signIn = (account: string, password: string, base = stack.gw.url) =>
+  signInAt(page, { base, account, password });
 
 const rows = () => page.locator('tr[data-exchange]');
 /** One attribute of every element a locator matches, in order. */
@@ -75,85 +46,33 @@ const RECORD_PHASES = `(() => {
 })()`;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mcppipe-dashboard-'));
-  const dataDir = join(dir, 'data');
-  await mkdir(OUTPUT, { recursive: true });
-  upstream = await startFixtureServer('sup-http-modern.mjs');
-  await writeFile(
-    join(dir, 'mcp.json'),
-    JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-  );
-  for (const [slug, pw] of [
-    ['alice', ALICE_PW],
-    ['bob', BOB_PW],
-  ] as const) {
-    const added = await gatewayCommand(
-      ['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir],
-      pw,
-    );
-    expect(added.code, added.stderr).toBe(0);
-  }
-  const key = await gatewayCommand([
-    'keys',
-    'create',
-    '--account',
-    'alice',
-    '--name',
-    'laptop',
-    '--data-dir',
-    dataDir,
-  ]);
-  expect(key.code, key.stderr).toBe(0);
-  aliceKey = key.stdout.trim();
-  gw = await startGateway(['--config', join(dir, 'mcp.json'), '--data-dir', dataDir, '--tunnel-zone', ZONE]);
-  cli = await startCli(
-    [
-      '--stdio',
-      `faults=${node(fixturePath('agg-faults.mjs'))}`,
-      '--stdio',
-      `probe=${node(fixturePath('e2e-probe.mjs'))}`,
-      '--tunnel',
-      gw.url,
-      '--api-key',
-      aliceKey,
-      '--subdomain',
-      'laptop',
-      '--tunnel-auth',
-      'api-key',
+  if (!hasChromium()) return;
+  stack = await startDashboardStack({
+    accounts: [
+      ['alice', ALICE_PW],
+      ['bob', BOB_PW],
     ],
-    { env: { PROBE_LOG: join(dir, 'probe.log') } },
-  );
-  await waitFor(() => cli.stderr().includes('tunnel connected: '), {
-    timeoutMs: 60_000,
-    message: 'the tunnel',
+    subdomain: 'laptop',
+    upstreams: { faults: node(fixturePath('agg-faults.mjs')), probe: node(fixturePath('e2e-probe.mjs')) },
   });
-  client = await newClient();
-  browser = await launchChromium({
-    args: [`--host-resolver-rules=MAP ${ZONE} 127.0.0.1`, '--no-proxy-server'],
-  });
-  page = await browser.context.newPage();
+  page = stack.page;
+  client = await stack.client();
 }, 240_000);
 
 afterAll(async () => {
-  await client?.close().catch(() => undefined);
-  await browser?.close();
-  await cli?.stop();
-  const code = gw ? await gw.stop() : 0;
-  await upstream?.close();
-  await rm(dir, { recursive: true, force: true });
-  expect(code, gw?.stderr()).toBe(0);
+  await stack?.close();
 });
 
 describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
   it('logs in with the account password (a wrong one is refused) and sets an HttpOnly, SameSite=Lax session', async () => {
-    await page.goto(`${gw.url}/dashboard/`);
+    await page.goto(`${stack.gw.url}/dashboard/`);
     await page.getByLabel('Account').fill('alice');
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 30_000 }).toMatch(/401/);
     await shot('login');
     await signIn('alice', ALICE_PW);
-    const cookie = (await browser.context.cookies()).find((c) => c.name === 'mcppipe_session');
+    const cookie = (await stack.browser.context.cookies()).find((c) => c.name === 'mcppipe_session');
     expect(cookie?.httpOnly).toBe(true);
     expect(cookie?.sameSite).toBe('Lax');
     await expect
@@ -162,7 +81,7 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
   });
 
   it('Live: the client calls appear as they happen, newest first, without a reload', async () => {
-    await page.goto(`${gw.url}/dashboard/#/${TUNNEL}/live`);
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/live`);
     await page.locator('.dot.on').first().waitFor({ timeout: 30_000 });
     await page.evaluate('window.marker = 1');
     for (const word of ['one', 'two', 'three']) {
@@ -226,7 +145,7 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
     expect(await inspector.locator('h2 .status').textContent()).toMatch(
       /^(ok|isError|error -?\d+|http \d+)$/,
     );
-    await page.goto(`${gw.url}/dashboard/#/${TUNNEL}/live`);
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/live`);
     await expect
       .poll(
         () =>
@@ -240,7 +159,7 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
 
   it('Tools: calls, error rate and p50/p95/p99 per tool grouped by upstream; a starred tool comes first', async () => {
     await client.callTool({ name: 'probe__pid', arguments: {} });
-    await page.goto(`${gw.url}/dashboard/#/${TUNNEL}/tools`);
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/tools`);
     const echo = page.locator('.group[data-upstream=faults] tr[data-tool=faults__echo]');
     await echo.waitFor({ timeout: 30_000 });
     const cells = await echo.locator('td').allTextContents();
@@ -261,7 +180,7 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
   it('Settings: the Upstreams badge flips to recovering and back after a SIGKILL of one upstream, without a reload', async () => {
     const pid = Number(text(await client.callTool({ name: 'probe__pid', arguments: {} })));
     expect(pid).toBeGreaterThan(0);
-    await page.goto(`${gw.url}/dashboard/#/${TUNNEL}/settings`);
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/settings`);
     const badge = page.locator('tr[data-upstream=probe] .badge');
     await badge.waitFor({ timeout: 30_000 });
     await expect.poll(() => badge.getAttribute('data-phase'), { timeout: 30_000 }).toBe('available');
@@ -298,28 +217,28 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
   });
 
   it('is served on the tunnel zone apex too, behind the same login', async () => {
-    const res = await page.goto(`http://${ZONE}:${gw.port}/dashboard/`);
+    const res = await page.goto(`http://${ZONE}:${stack.gw.port}/dashboard/`);
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toMatch(/^default-src 'self'/);
-    await signIn('alice', ALICE_PW, `http://${ZONE}:${gw.port}`);
+    await signIn('alice', ALICE_PW, `http://${ZONE}:${stack.gw.port}`);
     await expect
       .poll(() => page.locator('select[name=tunnel]').inputValue(), { timeout: 30_000 })
       .toBe(TUNNEL);
   });
 
   it('another account cannot see the tunnel', async () => {
-    await page.goto(`${gw.url}/dashboard/`);
+    await page.goto(`${stack.gw.url}/dashboard/`);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await signIn('bob', BOB_PW);
     await expect
       .poll(() => page.locator('select[name=tunnel] option').allTextContents(), { timeout: 30_000 })
       .toEqual(['no tunnels']);
     for (const path of ['exchanges', 'upstreams', 'settings', 'stats?window=1h']) {
-      const res = await page.request.get(`${gw.url}/api/tunnels/${TUNNEL}/${path}`);
+      const res = await page.request.get(`${stack.gw.url}/api/tunnels/${TUNNEL}/${path}`);
       expect(res.status(), path).toBe(404);
       expect(((await res.json()) as { error: string }).error).toBe('not_found');
     }
-    await page.goto(`${gw.url}/dashboard/#/${TUNNEL}/live`);
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/live`);
     await page.getByText('No tunnel yet').waitFor({ timeout: 30_000 });
   });
 });

@@ -10,8 +10,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixturePath, startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
-import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
+import { fixturePath, readSse, startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
+import type { RunningCli, RunningFixtureServer, SseEvent } from '@mcppipe/test-utils';
 import { connectTunnel } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,46 +67,30 @@ describe('events through a tunnel (issue 18)', () => {
       },
     });
 
-  /** Reads a tunnel's SSE stream until `until(events)`; `onOpen` runs once the headers arrived. */
+  /**
+   * Reads a tunnel's SSE stream until `until(events)` with the one SSE reader (`readSse`); `onOpen` runs once the
+   * headers arrived. Each frame's `id:` and `event:` must be its event's.
+   */
   async function readStream(
     headers: Record<string, string>,
     until: (events: Evt[]) => boolean,
     onOpen: () => unknown = () => {},
   ): Promise<Evt[]> {
-    const ac = new AbortController();
-    const timer = setTimeout(() => ac.abort(), 45_000);
-    const res = await fetch(`${gw.url}/api/tunnels/${TUNNEL}/upstreams/stream`, {
+    const parsed = (frames: SseEvent[]) =>
+      frames.filter((f) => f.data !== '').map((f) => ({ frame: f, event: JSON.parse(f.data) as Evt }));
+    const frames = await readSse(`${gw.url}/api/tunnels/${TUNNEL}/upstreams/stream`, {
       headers: { ...auth('alice'), ...headers },
-      signal: ac.signal,
+      until: (f) => until(parsed(f).map((p) => p.event)),
+      onOpen: async (res) => {
+        expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+        await onOpen();
+      },
+      timeoutMs: 45_000,
     });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    await onOpen();
-    const events: Evt[] = [];
-    let text = '';
-    const decoder = new TextDecoder();
-    try {
-      for await (const chunk of res.body!) {
-        text += decoder.decode(chunk as Uint8Array, { stream: true });
-        let at: number;
-        while ((at = text.indexOf('\n\n')) >= 0) {
-          const frame = text.slice(0, at);
-          text = text.slice(at + 2);
-          const data = /^data: (.*)$/m.exec(frame)?.[1];
-          if (data) {
-            const event = JSON.parse(data) as Evt;
-            expect(/^id: (.*)$/m.exec(frame)?.[1]).toBe(event.id);
-            expect(/^event: (.*)$/m.exec(frame)?.[1]).toBe(event.type);
-            events.push(event);
-          }
-        }
-        if (until(events)) break;
-      }
-    } finally {
-      clearTimeout(timer);
-      ac.abort();
-    }
-    return events;
+    return parsed(frames).map(({ frame, event }) => {
+      expect([frame.id, frame.event]).toEqual([event.id, event.type]);
+      return event;
+    });
   }
 
   async function agent(): Promise<Client> {
@@ -315,6 +299,13 @@ describe('events through a tunnel (issue 18)', () => {
     const c = await agent();
     const names = async () => (await c.listTools()).tools.map((t) => t.name);
     expect(await names()).toContain('docs__search');
+    await c.callTool({ name: 'docs__search', arguments: { q: 'x' } });
+    type Row = { name: string; upstream: string; calls: number; changed: boolean };
+    const stats = async () =>
+      ((await (await api(`/api/tunnels/${TUNNEL}/stats?window=1h`)).json()) as { tools: Row[] }).tools;
+    const row = async (name: string) => (await stats()).find((t) => t.name === name);
+    await waitFor(async () => (await row('docs__search'))?.calls === 1, { timeoutMs: 15_000 });
+    expect(await row('docs__search')).toMatchObject({ upstream: 'docs', changed: false });
     const before = (await (await api(`/api/tunnels/${TUNNEL}/tools`)).json()) as {
       hold: boolean;
       tools: { name: string; changed: boolean; upstream: string; pinnedAt: string | null }[];
@@ -337,12 +328,17 @@ describe('events through a tunnel (issue 18)', () => {
       tools: { name: string; changed: boolean }[];
     };
     expect(held.tools.find((t) => t.name === 'docs__search')?.changed).toBe(true);
+    // the Tools tab's stats carry the pins' marker (issue 19): on the called tool's row, nowhere else
+    const marked = await stats();
+    expect(marked.find((t) => t.name === 'docs__search')).toMatchObject({ calls: 1, changed: true });
+    expect(marked.filter((t) => t.changed).map((t) => t.name)).toEqual(['docs__search']);
     const accepted = await api(`/api/tunnels/${TUNNEL}/tools/docs__search/accept`, 'alice', {
       method: 'POST',
     });
     expect(accepted.status).toBe(200);
     expect(await accepted.json()).toMatchObject({ name: 'docs__search', upstream: 'docs', changed: false });
     await waitFor(async () => (await names()).includes('docs__search'), { timeoutMs: 15_000 });
+    expect(await row('docs__search')).toMatchObject({ calls: 1, changed: false });
   }, 60_000);
 
   it('refuses a private-address webhook target when the operator has not allowed them', async () => {

@@ -79,3 +79,5 @@ export type {
 } from './oauthHarness.js';
 export { MemoryOAuthProvider, TestClientProvider, ownerApproves } from './sdkOAuth.js';
 export { zoneFetch } from './zoneFetch.js';
+export { parseSse, readSse, sseJson } from './sse.js';
+export type { ReadSseOptions, SseEvent } from './sse.js';

@@ -27,18 +27,25 @@ export function Keys() {
       {(error ?? failed) && <p class="error">{error ?? failed}</p>}
       {shown && (
         <p class="ok-note">
-          New key (shown once, copy it now): <code class="mono secret">{shown}</code>
+          New key (shown once, copy it now):{' '}
+          <code class="mono secret" data-secret="key">
+            {shown}
+          </code>
         </p>
       )}
       <table class="grid">
         <tbody>
           {(value ?? []).map((k) => (
-            <tr key={k.id} data-key={k.id}>
+            <tr key={k.id} data-key={k.id} data-name={k.name ?? ''}>
               <td>{k.name}</td>
               <td class="mono small">{k.id}</td>
               <td class="small">{k.createdAt}</td>
               <td>
-                <button class="danger" onClick={() => void revoke(k.id)}>
+                <button
+                  class="danger"
+                  aria-label={`Revoke ${k.name ?? k.id}`}
+                  onClick={() => void revoke(k.id)}
+                >
                   Revoke
                 </button>
               </td>

@@ -1,26 +1,33 @@
-// Webhooks of the tunnel (E3): add (URL and event types; the signing secret shown once), remove, delivery log.
-import { useState } from 'preact/hooks';
+// Webhooks of the tunnel (E3): add (URL and event types; the signing secret shown once), remove, delivery log
+// (refreshed every few seconds while shown, and on demand).
+import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
 import { clock } from '../format.js';
 import { useLoad } from '../hooks.js';
 import type { TunnelInfo, Webhook } from '../types.js';
 
 const TYPES = ['upstream.state_changed', 'tunnel.connected', 'tunnel.disconnected', 'tool.changed'];
+/** How often a shown delivery log is fetched again, ms (retries change it without an event to us). */
+const DELIVERIES_REFRESH_MS = 3000;
 
 function DeliveryLog({ tunnel, hook }: { tunnel: TunnelInfo; hook: Webhook }) {
   const { value, error, reload } = useLoad(
     () => api.deliveries(tunnel.id, hook.id).then((r) => r.deliveries),
     [hook.id],
   );
+  useEffect(() => {
+    const timer = setInterval(reload, DELIVERIES_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [reload]);
   if (error) return <p class="error">{error}</p>;
   return (
-    <div class="deliveries">
+    <div class="deliveries" aria-label="Delivery log">
       <button class="ghost small" onClick={reload}>
         ↻ deliveries
       </button>
       {value && value.length === 0 && <span class="muted small"> none yet</span>}
       {value?.map((d) => (
-        <div key={`${d.eventId}`} class="small mono">
+        <div key={`${d.eventId}`} class="small mono" data-delivery={d.eventType} data-status={d.status}>
           {clock(d.updatedAt)} {d.eventType}{' '}
           <span class={d.status === 'delivered' ? 'status ok' : 'status bad'}>{d.status}</span> ×{d.attempts}{' '}
           {d.statusCode ?? ''} {d.error ?? ''}
@@ -59,11 +66,14 @@ export function Webhooks({ tunnel }: { tunnel: TunnelInfo }) {
       {(error ?? failed) && <p class="error">{error ?? failed}</p>}
       {secret && (
         <p class="ok-note">
-          Signing secret (shown once): <code class="mono secret">{secret}</code>
+          Signing secret (shown once):{' '}
+          <code class="mono secret" data-secret="webhook">
+            {secret}
+          </code>
         </p>
       )}
       {(value ?? []).map((w) => (
-        <div key={w.id} class="webhook">
+        <div key={w.id} class="webhook" data-webhook={w.id}>
           <strong class="mono">{w.url}</strong> <span class="muted small">{w.events.join(', ')}</span>{' '}
           <button class="danger" onClick={() => void remove(w.id)}>
             Remove
@@ -82,7 +92,13 @@ export function Webhooks({ tunnel }: { tunnel: TunnelInfo }) {
         />
         {TYPES.map((t) => (
           <label key={t} class="check small">
-            <input type="checkbox" checked={types.includes(t)} onChange={() => toggle(t)} />
+            <input
+              type="checkbox"
+              name="webhookEvent"
+              value={t}
+              checked={types.includes(t)}
+              onChange={() => toggle(t)}
+            />
             {t}
           </label>
         ))}

@@ -87,7 +87,12 @@ export function Tools({ tunnel }: { tunnel: TunnelInfo }) {
                       <td>
                         {t.changed && (
                           <>
-                            <span class="tag warn">changed</span>
+                            <span
+                              class="tag warn"
+                              title="The definition differs from its pin: review, then Accept"
+                            >
+                              changed
+                            </span>
                             <button class="ghost" onClick={() => act(api.accept(tunnel.id, name))}>
                               Accept
                             </button>

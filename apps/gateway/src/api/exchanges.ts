@@ -9,8 +9,9 @@ import { replayRequestHeaders } from '@mcppipe/capture';
 import type { ExchangeCapture, ExchangeFilter, ExchangeSummary } from '@mcppipe/capture';
 import { isMcpPipeError } from '@mcppipe/errors';
 import type { Tunnel } from '@mcppipe/tunnel';
-import type { FastifyInstance } from 'fastify';
-import { callerName, ownedTunnel } from './exchangesScope.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { callerName } from './exchangesScope.js';
+import { ownedTunnel } from './owned.js';
 
 /** What the capture routes need. */
 export interface ExchangesDeps {
@@ -61,9 +62,11 @@ function filterOf(q: Record<string, string | undefined>): ExchangeFilter | strin
  */
 export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void {
   const { capture, known } = deps;
+  const owned = (req: FastifyRequest, reply: FastifyReply) =>
+    ownedTunnel(req, reply, (t) => (known(t.id) ? t.id : undefined));
   const base = '/api/tunnels/:id/exchanges';
   app.get<ListQuery>(base, async (req, reply) => {
-    const id = ownedTunnel(req, reply, known);
+    const id = owned(req, reply);
     if (id === undefined) return reply;
     const filter = filterOf(req.query);
     if (typeof filter === 'string') return reply.code(400).send({ error: 'bad_request', message: filter });
@@ -72,7 +75,7 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
   const streams = new Set<() => void>();
   app.addHook('preClose', async () => streams.forEach((close) => close()));
   app.get<{ Params: { id: string } }>(`${base}/stream`, (req, reply) => {
-    const id = ownedTunnel(req, reply, known);
+    const id = owned(req, reply);
     if (id === undefined) return reply;
     reply.hijack();
     const res = reply.raw;
@@ -109,7 +112,7 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
     return reply;
   });
   app.get<Params>(`${base}/:eid`, async (req, reply) => {
-    const id = ownedTunnel(req, reply, known);
+    const id = owned(req, reply);
     if (id === undefined) return reply;
     const detail = capture.get(id, req.params.eid);
     if (detail === undefined)
@@ -119,7 +122,7 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
     return detail;
   });
   app.post<Params>(`${base}/:eid/replay`, async (req, reply) => {
-    const id = ownedTunnel(req, reply, known);
+    const id = owned(req, reply);
     if (id === undefined) return reply;
     const tunnel = deps.live(id);
     if (tunnel === undefined)

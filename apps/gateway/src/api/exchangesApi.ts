@@ -5,6 +5,7 @@
  * @module
  */
 import type { ExchangeCaptureOptions } from '@mcppipe/capture';
+import type { TunnelScopes } from '@mcppipe/events';
 import type { FastifyInstance } from 'fastify';
 import type { TunnelRelay } from '../tunnel/relay.js';
 import { splitLabel } from '../tunnel/address.js';
@@ -43,9 +44,10 @@ export function captureOptions(env: NodeJS.ProcessEnv): ExchangeCaptureOptions |
  * `/api` plugin (after its caller hook).
  *
  * @param relay - the tunnel relay (its capture, registry, seen tunnels, key names)
+ * @param scopes - the tunnels' event scopes: their tool pins give the stats' `changed` marker (E4); unset: none
  * @returns the route registrar
  */
-export function captureRoutes(relay: TunnelRelay): (api: FastifyInstance) => void {
+export function captureRoutes(relay: TunnelRelay, scopes?: TunnelScopes): (api: FastifyInstance) => void {
   const live = (id: string) => {
     for (const c of splitLabel(id)) {
       const t = relay.registry.lookup(c.subdomain, c.account);
@@ -56,6 +58,12 @@ export function captureRoutes(relay: TunnelRelay): (api: FastifyInstance) => voi
   const known = (id: string) => relay.seen(id) || live(id) !== undefined;
   return (api) => {
     exchangesRoutes(api, { capture: relay.capture, known, live, keyName: relay.keyName });
-    statsRoutes(api, { capture: relay.capture, known });
+    statsRoutes(api, {
+      capture: relay.capture,
+      known,
+      ...(scopes && {
+        pins: async (id, account) => (await scopes.get(id, account)?.tools())?.tools ?? [],
+      }),
+    });
   };
 }

@@ -35,6 +35,6 @@ export function accountRoutes(deps: AccountRoutesDeps): (app: FastifyInstance) =
   return (app) => {
     sessionRoutes(app, { accounts, sessions, resolveCaller });
     keysRoutes(app, { accounts, registry: deps.registry, resolveCaller });
-    settingsRoutes(app, { registry: deps.registry, store: deps.settings, resolveCaller });
+    settingsRoutes(app, { registry: deps.registry, store: deps.settings });
   };
 }

@@ -8,9 +8,7 @@
  */
 import type { Tunnel, TunnelRegistry } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { splitLabel } from '../tunnel/address.js';
-import type { ApiCaller } from './caller.js';
-import { accountCaller } from './session.js';
+import { ownedTunnel } from './owned.js';
 import { effectiveSettings, mergeSettings } from './settingsBody.js';
 import type { TunnelSettingsStore } from './settingsStore.js';
 
@@ -18,7 +16,6 @@ import type { TunnelSettingsStore } from './settingsStore.js';
 export interface SettingsDeps {
   registry: Pick<TunnelRegistry, 'lookup'>;
   store: TunnelSettingsStore;
-  resolveCaller: (req: FastifyRequest) => ApiCaller | undefined;
 }
 
 type Id = { Params: { id: string } };
@@ -27,24 +24,16 @@ type Id = { Params: { id: string } };
  * Registers the settings routes.
  *
  * @param app - the API plugin instance
- * @param deps - the relay's registry, the settings store and the caller resolver
+ * @param deps - the relay's registry and the settings store
  */
 export function settingsRoutes(app: FastifyInstance, deps: SettingsDeps): void {
-  const { registry, store, resolveCaller } = deps;
-  /** The caller's tunnel `id` (live or with stored settings), or undefined when the 401/403/404 was sent. */
-  const owned = (
-    req: FastifyRequest<Id>,
-    reply: FastifyReply,
-  ): { id: string; live: Tunnel | undefined } | undefined => {
-    const caller = accountCaller(req, reply, resolveCaller);
-    if (caller === undefined) return undefined;
-    const { id } = req.params;
-    const mine = splitLabel(id).find((c) => c.account === caller.account);
-    const live = mine && registry.lookup(mine.subdomain, mine.account);
-    if (mine !== undefined && (live !== undefined || store.has(id))) return { id, live };
-    void reply.code(404).send({ error: 'not_found', message: `no tunnel ${JSON.stringify(id)}` });
-    return undefined;
-  };
+  const { registry, store } = deps;
+  /** The caller's tunnel `id` (live or with stored settings), or undefined when the 404 was sent. */
+  const owned = (req: FastifyRequest, reply: FastifyReply) =>
+    ownedTunnel(req, reply, ({ id, subdomain, account }) => {
+      const live: Tunnel | undefined = registry.lookup(subdomain, account);
+      return live !== undefined || store.has(id) ? { id, live } : undefined;
+    });
 
   app.get<Id>('/api/tunnels/:id/settings', async (req, reply) => {
     const t = owned(req, reply);

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { TunnelScopes } from '@mcppipe/events';
 import type { AccountStore } from '@mcppipe/oauth';
 import type { RelayDeps, TunnelRelay } from '../tunnel/relay.js';
 import { createRelay } from '../tunnel/relay.js';
@@ -31,18 +32,24 @@ export interface OpenedRelay {
 /**
  * Reads `tunnel-settings.json` from the data directory and creates the relay.
  *
- * @param deps - the relay's dependencies (without settings), its accounts and the data directory
+ * @param deps - the relay's dependencies (without settings), its accounts, the data directory and the tunnels'
+ *   event scopes (their tool pins mark the stats `changed`)
  * @returns the relay and the account API
  * @throws McpPipeError when the settings file is not what it should be
  */
 export async function openTunnelRelay(
-  deps: Omit<RelayDeps, 'settings'> & { accounts: AccountStore; dataDir: string; sessions?: SessionTable },
+  deps: Omit<RelayDeps, 'settings'> & {
+    accounts: AccountStore;
+    dataDir: string;
+    sessions?: SessionTable;
+    scopes?: TunnelScopes;
+  },
 ): Promise<OpenedRelay> {
-  const { dataDir, sessions = new SessionStore(), ...rest } = deps;
+  const { dataDir, sessions = new SessionStore(), scopes, ...rest } = deps;
   const settings = await TunnelSettingsStore.open(dataDir);
   const relay = createRelay({ ...rest, settings: createSettingsEnforcer(settings) });
   const account = accountRoutes({ accounts: deps.accounts, registry: relay.registry, settings, sessions });
-  const capture = captureRoutes(relay);
+  const capture = captureRoutes(relay, scopes);
   return { relay, api: { sessions, routes: [account, capture] } };
 }
 
@@ -80,6 +87,7 @@ export async function openEventsAndRelay(supervisor: UpstreamRegistry, options: 
       : await openTunnelRelay({
           zone: zoneConfig(options.tunnelZone, options.publicUrl),
           accounts: tunnelEvents.accounts,
+          scopes: tunnelEvents.scopes,
           dataDir: options.dataDir,
           oauth: options.oauth,
           logger,

@@ -10,7 +10,7 @@
  */
 import type { TunnelScope, TunnelScopes } from '@mcppipe/events';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { notFound } from './reply.js';
+import { ownedTunnel } from './owned.js';
 import { eventStreams } from './streams.js';
 import { webhookRoutes } from './webhooks.js';
 
@@ -27,13 +27,8 @@ export function tunnelRoutes(app: FastifyInstance, tunnels: TunnelScopes): void 
   const accountOf = (req: FastifyRequest) =>
     req.apiCaller?.kind === 'account' ? req.apiCaller.account : undefined;
   /** The caller's tunnel, or undefined when the 404 was sent. */
-  const scoped = (req: FastifyRequest, reply: FastifyReply): TunnelScope | undefined => {
-    const { id } = req.params as { id: string };
-    const account = accountOf(req);
-    const scope = account === undefined ? undefined : tunnels.get(id, account);
-    if (!scope) void notFound(reply, `no tunnel ${JSON.stringify(id)}`);
-    return scope;
-  };
+  const scoped = (req: FastifyRequest, reply: FastifyReply): TunnelScope | undefined =>
+    ownedTunnel(req, reply, (t) => tunnels.get(t.id, t.account));
   const stream = eventStreams(app);
   const pass = async (req: FastifyRequest, reply: FastifyReply, path: (name: string) => string) => {
     const scope = scoped(req, reply);

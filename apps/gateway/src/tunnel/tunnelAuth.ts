@@ -30,11 +30,16 @@ function unauthorized(reply: FastifyReply, challenge: string, message: string): 
   return false;
 }
 
+/** The OAuth client's registered `client_name` (issue 19: exchanges name their caller), if it has one. */
+const clientName = (extra: Record<string, unknown> | undefined): string | undefined =>
+  typeof extra?.['clientName'] === 'string' && extra['clientName'] !== '' ? extra['clientName'] : undefined;
+
 /**
  * Builds the check.
  *
  * @param deps - the accounts (API keys), the authorization server, and the key names callers are recorded by
- * @returns `authenticate(req, reply, { t, resource })`: the caller's name (null for auth `none`) to forward, or
+ * @returns `authenticate(req, reply, { t, resource })`: the caller's name (null for auth `none`; the API key's name;
+ *   the OAuth client's `client_name`, else its id) to forward, or
  *   false when the refusal (403 outside the allowlist, 401 with the mode's challenge) was sent
  */
 export function createTunnelAuth(deps: {
@@ -69,7 +74,7 @@ export function createTunnelAuth(deps: {
       );
     }
     const result = await oauth.authenticateBearer(authorization, resource);
-    if (result.ok) return result.authInfo.clientId;
+    if (result.ok) return clientName(result.authInfo.extra) ?? result.authInfo.clientId;
     return unauthorized(
       reply,
       result.wwwAuthenticate,

@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { McpHttpHost } from '@mcppipe/http';
@@ -41,15 +41,18 @@ interface Answer {
   json(): unknown;
 }
 
+/** The port of each server, remembered (its address is gone once it stops listening). */
+const portOf = new WeakMap<McpHttpServer, number>();
+
 /** One request over loopback with exactly these headers (`Host` included), the whole answer read. */
 function inject(
   a: McpHttpServer,
-  r: { method: string; url: string; headers: Record<string, string>; payload?: string },
+  r: { method: string; url: string; headers: Record<string, string>; payload?: string; agent?: Agent },
 ): Promise<Answer> {
-  const { port } = a.server.address() as AddressInfo;
+  const port = portOf.get(a) ?? (a.server.address() as AddressInfo).port;
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, method: r.method, path: r.url, headers: r.headers },
+      { host: '127.0.0.1', port, method: r.method, path: r.url, headers: r.headers, agent: r.agent },
       (res) => {
         let body = '';
         res.setEncoding('utf8').on('data', (c: string) => (body += c));
@@ -200,5 +203,31 @@ describe('the node:http front door (what Fastify answered before, issue 21)', ()
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toBe('Invalid Preflight Request');
     expect(a.inflight()).toBe(0);
+  });
+
+  it('answers 503 on a kept-alive connection once the stop began, and closes it', async () => {
+    const slowHost: McpHttpHost = {
+      ...okHost,
+      async handle(req, res) {
+        await new Promise((r) => setTimeout(r, 200));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      },
+    };
+    const a = await buildHttpServer({ host: '127.0.0.1', bodyLimit: 1024, endpoints: { '/mcp': slowHost } });
+    apps.push(a);
+    await a.listen({ host: '127.0.0.1', port: 0 });
+    portOf.set(a, (a.server.address() as AddressInfo).port);
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const get = () => inject(a, { method: 'GET', url: '/mcp', headers: { host: '127.0.0.1:8808' }, agent });
+    const first = get(); // in flight while the stop begins: its connection is not idle
+    await new Promise((r) => setTimeout(r, 50));
+    const closing = a.close();
+    const late = get(); // queued behind the first on the same connection
+    expect((await first).statusCode).toBe(200);
+    const answer = await late;
+    expect(answer.statusCode).toBe(503);
+    expect(answer.headers.connection).toBe('close');
+    agent.destroy();
+    await closing;
   });
 });

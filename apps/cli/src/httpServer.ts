@@ -73,6 +73,16 @@ function notFound(req: IncomingMessage, res: ServerResponse, path: string): void
   res.end(body);
 }
 
+/** A request on a kept-alive connection once the stop began: 503 and the connection closed (as Fastify answered). */
+function unavailable(res: ServerResponse): void {
+  const body = JSON.stringify({
+    error: 'Service Unavailable',
+    message: 'Service Unavailable',
+    statusCode: 503,
+  });
+  res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end(body);
+}
+
 function listenOn(server: Server, at: { host: string; port: number }): Promise<string> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -91,7 +101,7 @@ function listenOn(server: Server, at: { host: string; port: number }): Promise<s
  * protection); CORS exposes `Mcp-Session-Id` (`httpCors.ts`); slow clients are cut off (the request and header
  * timeouts shared with the gateway, D2); bodies are capped (413, the rest drained within bounds so the client reads
  * it), their JSON nesting pre-scanned (C4) and prototype-poisoning keys refused (`httpBody.ts`); any other path
- * or method is 404.
+ * or method is 404; once {@link McpHttpServer.close} was called, a request on a kept-alive connection is 503.
  *
  * @param options - see {@link HttpServerOptions}
  */
@@ -107,6 +117,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpHt
   const guard = isLoopbackHost(options.host);
   const endpoints = new Map(Object.entries(options.endpoints));
   let inflight = 0;
+  let closing = false;
 
   async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (guard && !policy.host(req.headers.host ?? '')) {
@@ -136,6 +147,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpHt
   const server = createServer(
     { requestTimeout: t.requestTimeout, ...t.http }, // headers and whole request bounded (D2); SSE streams stay open
     (req, res) => {
+      if (closing) return unavailable(res);
       onRequest(req, res).catch(() => {
         if (!res.headersSent) sendJsonRpcError(res, 500, { code: -32603, message: 'Internal error' });
         else res.destroy();
@@ -149,6 +161,7 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpHt
     listen: (at) => listenOn(server, at),
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         server.close(() => resolve());
         server.closeIdleConnections();
       }),

@@ -8,7 +8,7 @@ import type { HttpTimeouts } from '@mcppipe/http';
 import { Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildHttpServer } from './httpServer.js';
-import type { McpFastify } from './httpServer.js';
+import type { McpHttpServer } from './httpServer.js';
 
 /** Every tools/call the server saw (the "upstream" of these tests). */
 const calls: unknown[] = [];
@@ -23,11 +23,12 @@ function server(): Server {
   return s;
 }
 
-const apps: McpFastify[] = [];
+const apps: { app: McpHttpServer; close(): Promise<void> }[] = [];
 afterEach(async () => {
-  for (const app of apps.splice(0)) {
+  for (const { app, close } of apps.splice(0)) {
     app.server.closeAllConnections();
     await app.close();
+    await close();
   }
   calls.length = 0;
 });
@@ -40,9 +41,8 @@ async function listen(options: { timeouts?: HttpTimeouts; bodyLimit?: number } =
     endpoints: { '/mcp': host },
     ...(options.timeouts && { timeouts: options.timeouts }),
   });
-  app.addHook('onClose', () => host.close());
   await app.listen({ host: '127.0.0.1', port: 0 });
-  apps.push(app);
+  apps.push({ app, close: () => host.close() });
   const port = (app.server.address() as AddressInfo).port;
   return { port, url: `http://127.0.0.1:${port}/mcp` };
 }

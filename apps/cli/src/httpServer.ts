@@ -1,17 +1,16 @@
-import cors from '@fastify/cors';
+import { createServer } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import {
   HTTP_TIMEOUTS,
   MAX_JSON_DEPTH,
   createHostOriginPolicy,
-  depthMessage,
-  drainRefusedBody,
-  exceedsDepth,
   isLoopbackHost,
+  sendJsonRpcError,
   serverTimeoutOptions,
 } from '@mcppipe/http';
 import type { HttpTimeouts, McpHttpHost } from '@mcppipe/http';
-import Fastify from 'fastify';
-import type { FastifyInstance } from 'fastify';
+import { readMcpBody } from './httpBody.js';
+import { applyCors } from './httpCors.js';
 
 /** Options of {@link buildHttpServer}. */
 export interface HttpServerOptions {
@@ -34,14 +33,21 @@ export interface HttpServerOptions {
   maxJsonDepth?: number;
 }
 
-/** A body the guarded JSON parser refuses, answered by the error handler with its status and JSON-RPC code. */
-type BodyRefusal = Error & { statusCode: number; rpcCode: number };
-
-const refusal = (statusCode: number, rpcCode: number, message: string): BodyRefusal =>
-  Object.assign(new Error(message), { statusCode, rpcCode });
-
-/** The Fastify app plus the number of MCP POST requests in flight (for a graceful drain). */
-export type McpFastify = FastifyInstance & { inflight(): number };
+/** The front door of `mcppipe up` (not listening until {@link McpHttpServer.listen}). */
+export interface McpHttpServer {
+  /** The Node server. */
+  readonly server: Server;
+  /**
+   * Binds `host`:`port`.
+   *
+   * @returns the bound address, e.g. `http://127.0.0.1:8808` or `http://[::1]:8808`
+   */
+  listen(at: { host: string; port: number }): Promise<string>;
+  /** Stops accepting connections and closes the idle ones; resolves once every connection has ended. */
+  close(): Promise<void>;
+  /** MCP POST requests in flight (for a graceful drain). */
+  inflight(): number;
+}
 
 /**
  * Whether a bind address is a loopback address: `@mcppipe/http`'s one loopback rule (`isLoopbackHost`).
@@ -51,122 +57,114 @@ export type McpFastify = FastifyInstance & { inflight(): number };
  */
 export const isLoopback: (host: string) => boolean = isLoopbackHost;
 
-function rpcError(code: number, message: string) {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
+const METHODS = new Set(['GET', 'POST', 'DELETE']);
+
+/** Fastify's not-found answer, which clients of earlier versions saw. */
+function notFound(req: IncomingMessage, res: ServerResponse, path: string): void {
+  const body = JSON.stringify({
+    message: `Route ${req.method}:${path} not found`,
+    error: 'Not Found',
+    statusCode: 404,
+  });
+  res.writeHead(404, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}
+
+/** A request on a kept-alive connection once the stop began: 503 and the connection closed (as Fastify answered). */
+function unavailable(res: ServerResponse): void {
+  const body = JSON.stringify({
+    error: 'Service Unavailable',
+    message: 'Service Unavailable',
+    statusCode: 503,
+  });
+  res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end(body);
+}
+
+function listenOn(server: Server, at: { host: string; port: number }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.port, at.host, () => {
+      server.off('error', reject);
+      const a = server.address();
+      if (a === null || typeof a === 'string') return resolve(String(a));
+      resolve(`http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`);
+    });
+  });
 }
 
 /**
- * Builds the Fastify app that serves MCP endpoints over Streamable HTTP (not listening yet).
- * Slow clients are cut off (the request and header timeouts shared with the gateway, D2); bodies are capped (413,
- * the rest of the body drained within bounds so the client reads it) and their JSON nesting is pre-scanned (C4);
- * CORS exposes `Mcp-Session-Id`.
+ * Builds the HTTP front door that serves MCP endpoints over Streamable HTTP (not listening yet), on `node:http`
+ * (no web framework on the cold-start path, issue 21): loopback binds check Host and Origin (403, DNS-rebinding
+ * protection); CORS exposes `Mcp-Session-Id` (`httpCors.ts`); slow clients are cut off (the request and header
+ * timeouts shared with the gateway, D2); bodies are capped (413, the rest drained within bounds so the client reads
+ * it), their JSON nesting pre-scanned (C4) and prototype-poisoning keys refused (`httpBody.ts`); any other path
+ * or method is 404; once {@link McpHttpServer.close} was called, a request on a kept-alive connection is 503.
  *
  * @param options - see {@link HttpServerOptions}
  */
-export async function buildHttpServer(options: HttpServerOptions): Promise<McpFastify> {
-  const maxDepth = options.maxJsonDepth ?? MAX_JSON_DEPTH;
-  const app = Fastify({
-    bodyLimit: options.bodyLimit,
-    // headers and whole request bounded (D2); Node clears both once the request is in, so SSE streams stay open
-    ...serverTimeoutOptions(options.timeouts ?? HTTP_TIMEOUTS),
-    connectionTimeout: 0, // socket inactivity: a quiet SSE stream or a long tool call is not a slow client
-    keepAliveTimeout: 5_000,
-    onProtoPoisoning: 'error',
-    onConstructorPoisoning: 'error',
-    logger: false,
-  });
+export async function buildHttpServer(options: HttpServerOptions): Promise<McpHttpServer> {
+  const limits = { bodyLimit: options.bodyLimit, maxDepth: options.maxJsonDepth ?? MAX_JSON_DEPTH };
+  const t = serverTimeoutOptions(options.timeouts ?? HTTP_TIMEOUTS);
   // Host/Origin verdicts remembered per header value (`@mcppipe/http`); loopback origins are always allowed.
   const policy = createHostOriginPolicy({
     allowedHosts: options.allowedHosts,
     allowedOrigins: options.allowedOrigins,
     loopbackOrigins: true,
   });
-
-  if (isLoopbackHost(options.host)) {
-    // A callback hook (no promise per request) over remembered verdicts.
-    app.addHook('onRequest', (req, reply, done) => {
-      if (!policy.host(req.headers.host ?? '')) {
-        reply.code(403).send(rpcError(-32000, `Forbidden: Host "${req.headers.host ?? ''}" is not allowed`));
-        return;
-      }
-      const origin = req.headers.origin;
-      if (origin && !policy.origin(origin)) {
-        reply.code(403).send(rpcError(-32000, `Forbidden: Origin "${origin}" is not allowed`));
-        return;
-      }
-      done();
-    });
-  }
-  await app.register(cors, {
-    origin: (origin, cb) => cb(null, !origin || policy.origin(origin)),
-    methods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
-    allowedHeaders: [
-      'content-type',
-      'accept',
-      'authorization',
-      'mcp-session-id',
-      'mcp-protocol-version',
-      'mcp-method',
-      'last-event-id',
-    ],
-    exposedHeaders: ['mcp-session-id', 'mcp-protocol-version'],
-  });
-  // The JSON parser of the MCP endpoints: the depth pre-scan before `JSON.parse` (C4, the gateway's scanner and
-  // limit), then Fastify's secure parser (`__proto__` / `constructor.prototype` refused).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    const bytes = body as Buffer;
-    if (exceedsDepth(bytes, maxDepth)) {
-      done(refusal(400, -32700, depthMessage(maxDepth)), undefined);
-      return;
-    }
-    parseJson(req, bytes.toString('utf8'), (err, value) => {
-      if (err) done(refusal(400, -32700, 'Parse error: invalid JSON'), undefined);
-      else done(null, value);
-    });
-  });
-  app.setErrorHandler((err: Partial<BodyRefusal> & { code?: string; message: string }, req, reply) => {
-    if (typeof err.rpcCode === 'number' && typeof err.statusCode === 'number') {
-      return reply.code(err.statusCode).send(rpcError(err.rpcCode, err.message));
-    }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      // the client may still be uploading: read the rest (bounded) so it sees the 413, not a reset (13.11)
-      drainRefusedBody(req.raw);
-      reply.removeHeader('connection'); // Fastify's close would drop the socket with the body unread
-      return reply.code(413).send(rpcError(-32600, `Request body exceeds ${options.bodyLimit} bytes`));
-    }
-    if (
-      err.statusCode === 400 ||
-      err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
-      err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
-    ) {
-      // a stable message: Fastify's and the parser's texts are not for agents
-      return reply.code(400).send(rpcError(-32700, 'Parse error: invalid JSON'));
-    }
-    if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
-      return reply.code(415).send(rpcError(-32000, err.message));
-    return reply.code(err.statusCode ?? 500).send(rpcError(-32603, 'Internal error'));
-  });
+  const guard = isLoopbackHost(options.host);
+  const endpoints = new Map(Object.entries(options.endpoints));
   let inflight = 0;
-  for (const [path, host] of Object.entries(options.endpoints)) {
-    app.route({
-      method: ['GET', 'POST', 'DELETE'],
-      url: path,
-      handler: async (req, reply) => {
-        // hijack() bypasses Fastify's reply, so carry over what its hooks set (CORS headers) onto the raw response
-        for (const [name, value] of Object.entries(reply.getHeaders())) {
-          if (value !== undefined) reply.raw.setHeader(name, value);
-        }
-        reply.hijack();
-        if (req.method === 'POST') {
-          inflight++;
-          reply.raw.once('close', () => inflight--);
-        }
-        await host.handle(req.raw, reply.raw, req.body ?? undefined);
-      },
-    });
+  let closing = false;
+
+  async function onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (guard && !policy.host(req.headers.host ?? '')) {
+      const message = `Forbidden: Host "${req.headers.host ?? ''}" is not allowed`;
+      return sendJsonRpcError(res, 403, { code: -32000, message });
+    }
+    const origin = req.headers.origin;
+    if (guard && origin && !policy.origin(origin))
+      return sendJsonRpcError(res, 403, {
+        code: -32000,
+        message: `Forbidden: Origin "${origin}" is not allowed`,
+      });
+    const path = (req.url ?? '/').split('?', 1)[0] ?? '/';
+    const cors = applyCors(req, res, (o) => policy.origin(o));
+    if (cors === 'answered') return;
+    const host = endpoints.get(path);
+    if (!host || !METHODS.has(req.method ?? '')) return notFound(req, res, path);
+    const read = req.method === 'POST' ? await readMcpBody(req, res, limits) : { body: undefined };
+    if (!read) return;
+    if (req.method === 'POST') {
+      inflight++;
+      res.once('close', () => inflight--);
+    }
+    await host.handle(req, res, read.body ?? undefined);
   }
-  app.decorate('inflight', () => inflight);
-  return app as unknown as McpFastify;
+
+  const server = createServer(
+    { requestTimeout: t.requestTimeout, ...t.http }, // headers and whole request bounded (D2); SSE streams stay open
+    (req, res) => {
+      if (closing) return unavailable(res);
+      onRequest(req, res).catch(() => {
+        if (!res.headersSent) sendJsonRpcError(res, 500, { code: -32603, message: 'Internal error' });
+        else res.destroy();
+      });
+    },
+  );
+  server.keepAliveTimeout = 5_000;
+  server.timeout = 0; // socket inactivity: a quiet SSE stream or a long tool call is not a slow client
+  return {
+    server,
+    listen: (at) => listenOn(server, at),
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing = true;
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+    inflight: () => inflight,
+  };
 }

@@ -12,6 +12,11 @@ import { CLI, SAMPLE_FILES, quote, referenceServerPath, startProcess } from '../
 import { freePort, median, sleep } from '../lib/util.js';
 
 const UPSTREAMS = ['everything', 'filesystem', 'memory'];
+/**
+ * A/B switch: `MCPPIPE_BENCH_BASE_CLI=<path to an earlier build's dist/cli.js>` runs that build too, interleaved
+ * with this one in every R5/R5s run; its medians are printed beside this build's (`base build` in the rows).
+ */
+const BASE_CLI = process.env['MCPPIPE_BENCH_BASE_CLI'] || undefined;
 const POLL_MS = 10;
 const RUN_TIMEOUT_MS = 60_000;
 
@@ -125,8 +130,8 @@ function traceOf(proc) {
 }
 
 /** `mcppipe up` over the demo layout with `front` (the front door's flags), logs as JSON at warn. */
-const upArgs = (layout, ...front) => [
-  CLI,
+const upArgs = (cli, layout, ...front) => [
+  cli,
   'up',
   ...front,
   '--upstreams-file',
@@ -138,12 +143,12 @@ const upArgs = (layout, ...front) => [
 ];
 
 /** mcppipe with the demo layout: spawn → first tools/list that lists all three upstreams. */
-async function mcppipeStart(layout) {
+async function mcppipeStart(layout, cli = CLI) {
   const port = await freePort();
   const t0 = performance.now();
   const starting = startProcess(
     process.execPath,
-    upArgs(layout, '--port', String(port)),
+    upArgs(cli, layout, '--port', String(port)),
     // MCPPIPE_TRACE_STARTUP: mcppipe's own timeline on stderr (ms since its start), read back after the run
     { ready: /serving http:/, timeoutMs: RUN_TIMEOUT_MS, env: { MCPPIPE_TRACE_STARTUP: '1' } },
   );
@@ -210,10 +215,10 @@ async function mcppipeStart(layout) {
  * `tools/list` answered on stdout that lists all three upstreams. The client writes `initialize` at once (the pipe
  * holds it until mcppipe reads), then asks `tools/list` again every POLL_MS until the list is complete.
  */
-function mcppipeStdioStart(layout) {
+function mcppipeStdioStart(layout, cli = CLI) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, upArgs(layout, '--transport', 'stdio'), {
+    const child = spawn(process.execPath, upArgs(cli, layout, '--transport', 'stdio'), {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { ...process.env, MCPPIPE_TRACE_STARTUP: '1' },
     });
@@ -278,6 +283,7 @@ export async function coldstart(cfg, log) {
     const together = [];
     const mcppipe = [];
     const stdio = [];
+    const base = { mcppipe: [], stdio: [] };
     for (let i = 0; i < cfg.coldRuns; i++) {
       for (const u of UPSTREAMS) upstream[u].push((await upstreamStart(ups[u])).ms);
       // the three started at once, without mcppipe: what sharing the two cores costs by itself
@@ -288,6 +294,16 @@ export async function coldstart(cfg, log) {
       mcppipe.push(r);
       const rs = await mcppipeStdioStart(layout);
       stdio.push(rs);
+      if (BASE_CLI) {
+        // A/B: an earlier build of the CLI, interleaved with this one in the same run
+        const b = await mcppipeStart(layout, BASE_CLI);
+        const bs = await mcppipeStdioStart(layout, BASE_CLI);
+        base.mcppipe.push(b);
+        base.stdio.push(bs);
+        log(
+          `  run ${i + 1} (base build): mcppipe ${b.ms.toFixed(0)} ms, listening after ${b.trace.listeningCpuMs} ms CPU; stdio ${bs.ms.toFixed(0)} ms, connected after ${bs.trace.stdioCpuMs} ms CPU`,
+        );
+      }
       log(
         `  run ${i + 1} (stdio): mcppipe ${rs.ms.toFixed(0)} ms (initialize answered ${rs.firstAnswerMs?.toFixed(0)} ms, ${rs.tools} tools, ${rs.polls} lists; own trace: connected after ${rs.trace.stdioCpuMs} ms CPU)`,
       );
@@ -311,7 +327,15 @@ export async function coldstart(cfg, log) {
       stdioMs: median(stdio.map((r) => r.ms)),
       stdioFirstAnswerMs: median(stdio.map((r) => r.firstAnswerMs)),
       stdioCpuMs: median(stdio.map((r) => r.trace.stdioCpuMs ?? NaN)),
-      runs: { mcppipe, upstream, together, stdio },
+      base: BASE_CLI
+        ? {
+            mcppipeMs: median(base.mcppipe.map((r) => r.ms)),
+            listeningCpuMs: median(base.mcppipe.map((r) => r.trace.listeningCpuMs ?? NaN)),
+            stdioMs: median(base.stdio.map((r) => r.ms)),
+            stdioCpuMs: median(base.stdio.map((r) => r.trace.stdioCpuMs ?? NaN)),
+          }
+        : undefined,
+      runs: { mcppipe, upstream, together, stdio, base },
     };
   } finally {
     rmSync(work, { recursive: true, force: true });
@@ -355,7 +379,12 @@ export function coldstartRows(s) {
       what: "cold start: mcppipe's own CPU until it listens",
       value: s.listeningCpuMs,
       unit: 'ms',
-      extra: was(`${R5_BEFORE.listeningCpuMs} ms`),
+      extra: [
+        was(`${R5_BEFORE.listeningCpuMs} ms`),
+        s.base && `base build in the same run ${s.base.listeningCpuMs} ms`,
+      ]
+        .filter(Boolean)
+        .join('; '),
       target: 'T6a',
       limit: { maxValue: 350 },
       met: s.listeningCpuMs <= 350,
@@ -368,7 +397,13 @@ export function coldstartRows(s) {
       baseline: s.slowestMs,
       baselineName: `slowest upstream alone (${s.slowest})`,
       ratio: s.mcppipeMs / s.slowestMs,
-      extra: `+${over.toFixed(0)} ms; ${was(`+${R5_BEFORE.overMs} ms`)}`,
+      extra: [
+        `+${over.toFixed(0)} ms`,
+        was(`+${R5_BEFORE.overMs} ms`),
+        s.base && `base build in the same run +${(s.base.mcppipeMs - s.slowestMs).toFixed(0)} ms`,
+      ]
+        .filter(Boolean)
+        .join('; '),
       target: 'T6',
       limit: { maxOver: 100 },
       met: over <= 100,
@@ -394,7 +429,13 @@ export function coldstartRows(s) {
       baseline: s.slowestMs,
       baselineName: `slowest upstream alone (${s.slowest})`,
       ratio: s.stdioMs / s.slowestMs,
-      extra: `+${overStdio.toFixed(0)} ms; initialize answered at ${s.stdioFirstAnswerMs?.toFixed(0)} ms; own CPU until connected ${s.stdioCpuMs} ms`,
+      extra: [
+        `+${overStdio.toFixed(0)} ms; initialize answered at ${s.stdioFirstAnswerMs?.toFixed(0)} ms; own CPU until connected ${s.stdioCpuMs} ms`,
+        s.base &&
+          `base build in the same run +${(s.base.stdioMs - s.slowestMs).toFixed(0)} ms, ${s.base.stdioCpuMs} ms CPU`,
+      ]
+        .filter(Boolean)
+        .join('; '),
       target: 'T6b',
       limit: { maxOver: 250 },
       met: overStdio <= 250,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import type { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler } from '@modelcontextprotocol/server';
 import type { InboundClassificationOutcome, McpServer, Server } from '@modelcontextprotocol/server';
 import type { BodyError } from './body.js';
@@ -11,6 +11,7 @@ import { withAgentSafeErrors } from './safeErrors.js';
 import type { ClassifiedPost, ModernDirectOptions } from './modernDirect.js';
 import { ModernDirect } from './modernDirect.js';
 import { createNodeHandler } from './nodeHandler.js';
+import { loadSdkNode } from './sdkNode.js';
 import { SessionTable } from './sessionTable.js';
 import type { HostRequest, Logger, McpHttpHost, McpHttpHostOptions, McpServerFactory } from './types.js';
 
@@ -129,6 +130,7 @@ export function createMcpHttpHost(
 
   async function openSession(req: HostRequest, res: ServerResponse, body: unknown): Promise<void> {
     let sessionId: string | undefined;
+    const { NodeStreamableHTTPServerTransport } = await loadSdkNode();
     const transport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
       keepAliveMs,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toNodeHandler } from '@modelcontextprotocol/node';
 import type { AuthInfo } from '@modelcontextprotocol/server';
+import { loadSdkNode } from './sdkNode.js';
 
 /** The web-standard face of `createMcpHandler`. */
 interface FetchHandler {
@@ -110,9 +110,12 @@ export function createNodeHandler(
   handler: FetchHandler,
   options: { maxRequestBodySize: number; onerror?: (error: Error) => void },
 ): (req: IncomingMessage & { auth?: AuthInfo }, res: ServerResponse, parsedBody?: unknown) => Promise<void> {
-  const fallback = toNodeHandler(handler, options);
+  let fallback: ReturnType<Awaited<ReturnType<typeof loadSdkNode>>['toNodeHandler']> | undefined;
   return async (req, res, parsedBody) => {
-    if (parsedBody === undefined) return fallback(req, res, parsedBody);
+    if (parsedBody === undefined) {
+      fallback ??= (await loadSdkNode()).toNodeHandler(handler, options);
+      return fallback(req, res, parsedBody);
+    }
     let finished = false;
     const abort = new AbortController();
     res.on('close', () => {

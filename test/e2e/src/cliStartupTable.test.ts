@@ -1,5 +1,6 @@
 // The startup table (issue 13.5): printed once every upstream's first attempt ended or after the table wait
-// (MCPPIPE_TABLE_WAIT_MS, 10 s by default) with the slow ones `connecting`; then printed again once the last slow
+// (MCPPIPE_TABLE_WAIT_MS, 10 s by default; 1.5 s here, so that the fast fixture is up even on a loaded machine now
+// that mcppipe listens sooner) with the slow ones `connecting`; then printed again once the last slow
 // upstream has settled.
 import { fixturePath, startCli, waitFor } from '@mcppipe/test-utils';
 import { describe, expect, it } from 'vitest';
@@ -18,9 +19,9 @@ describe('mcppipe up: startup table', () => {
         '--stdio',
         `fast=${node(fixturePath('sup-basic.mjs'))}`,
         '--stdio',
-        `slow=${node(fixturePath('sup-slow-start.mjs'), '--delay', '4000')}`,
+        `slow=${node(fixturePath('sup-slow-start.mjs'), '--delay', '8000')}`,
       ],
-      { env: { MCPPIPE_TABLE_WAIT_MS: '300' } },
+      { env: { MCPPIPE_TABLE_WAIT_MS: '1500' } },
     );
     // the first table came with the URL, before the slow upstream was ready
     expect(phases(cli.stderr(), 'slow')).toEqual(['connecting']);

@@ -3,7 +3,7 @@ import type { Supervisor } from '@mcppipe/supervisor';
 import type { Logger } from 'pino';
 import type { UpArgs } from '../commands/up.js';
 import { buildHttpServer } from '../httpServer.js';
-import type { McpFastify } from '../httpServer.js';
+import type { McpHttpServer } from '../httpServer.js';
 import type { Metrics } from '../metrics.js';
 import type { MetricsServer } from './listenMetrics.js';
 import { listenMetrics } from './listenMetrics.js';
@@ -24,7 +24,7 @@ export interface ListenOptions {
 
 /** The listening servers of `mcppipe up`. */
 export interface Listening {
-  app: McpFastify;
+  app: McpHttpServer;
   /** The bound address, e.g. `http://127.0.0.1:8808`. */
   address: string;
   metricsServer: MetricsServer | undefined;

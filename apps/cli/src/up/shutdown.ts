@@ -2,13 +2,13 @@ import type { Server } from 'node:http';
 import type { Aggregator } from '@mcppipe/aggregator';
 import type { McpHttpHost } from '@mcppipe/http';
 import type { Supervisor } from '@mcppipe/supervisor';
-import type { McpFastify } from '../httpServer.js';
+import type { McpHttpServer } from '../httpServer.js';
 import type { Logger } from 'pino';
 
 /** What the graceful shutdown closes once the serving side is up. */
 export interface Serving {
   /** The HTTP front door (absent with `--transport stdio`). */
-  app: McpFastify | undefined;
+  app: McpHttpServer | undefined;
   endpoints: Record<string, McpHttpHost>;
   /** The stdio front door (`--transport stdio`): closes the session and its transport. */
   closeStdio?: () => Promise<void>;
@@ -83,7 +83,7 @@ export class Shutdown {
     process.exit(0);
   }
 
-  async #closeHttp(signal: string, app: McpFastify, endpoints: Serving['endpoints']): Promise<void> {
+  async #closeHttp(signal: string, app: McpHttpServer, endpoints: Serving['endpoints']): Promise<void> {
     this.#logger.info({ signal }, 'stopping: no new connections; in-flight calls get up to 3 s');
     const closing = app.close(); // stops accepting; resolves once every connection has ended
     for (let waited = 0; app.inflight() > 0 && waited < INFLIGHT_GRACE_MS; waited += 50)

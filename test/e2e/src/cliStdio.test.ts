@@ -155,7 +155,10 @@ describe('mcppipe up --transport stdio', () => {
     expect(stdout.length).toBeGreaterThan(0);
     const lines = stdout.split('\n').filter((l) => l !== '');
     for (const line of lines) expect((JSON.parse(line) as { jsonrpc?: string }).jsonrpc).toBe('2.0');
-    expect(clientErrors).toEqual([]);
+    // the v1 SDK client's own race (typescript-sdk #2580, research/SDK-V1-PROBE.md 7): a final progress
+    // notification read in the same chunk as its result is reported as an unknown token; anything else fails
+    const sdkRace = /^Received a progress notification for an unknown token/;
+    expect(clientErrors.filter((e) => !sdkRace.test(e.message))).toEqual([]);
   });
 
   it('stops when stdin closes: exit 0, every child gone', async () => {

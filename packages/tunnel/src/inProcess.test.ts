@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
 import { connectTunnel } from './client.js';
 import { serveInProcess } from './inProcess.js';
 import { startTestRelay } from './testRelay.js';
@@ -87,5 +88,26 @@ describe('serveInProcess: the CLI serves the tunnel with its own HTTP server, no
     expect(after.status).toBe(200);
     expect(await after.json()).toEqual({ body: { n: 2 }, url: '/mcp' });
     expect(relay.registry.lookup('laptop', 'alice')?.live).toBe(true);
+  });
+
+  it('one WebSocket message each way per exchange: END_STREAM rides on the last DATA frame of the request and the answer', async () => {
+    const { relay } = await appBehindTunnel();
+    const post = async (n: number) => {
+      const res = await fetch(`${relay.publicBase}/mcp`, {
+        method: 'POST',
+        headers: { 'x-test-tunnel': 'laptop--alice', 'content-type': 'application/json' },
+        body: JSON.stringify({ n }),
+      });
+      expect(await res.json()).toEqual({ body: { n }, url: '/mcp' });
+    };
+    await post(1); // the session's settings exchange is behind us
+    const send = vi.spyOn(WebSocket.prototype, 'send');
+    try {
+      for (let n = 2; n < 7; n++) await post(n);
+      // relay → CLI: HEADERS + DATA(END_STREAM); CLI → relay: HEADERS + DATA(END_STREAM); no frame of its own for END
+      expect(send.mock.calls.length).toBe(10);
+    } finally {
+      send.mockRestore();
+    }
   });
 });

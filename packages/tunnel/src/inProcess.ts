@@ -17,7 +17,8 @@ export interface ServeInProcessOptions {
  * {@link forwardToLoopback} would send it: `Host` is the listener's own address, so its DNS-rebinding check stays on,
  * and `X-Forwarded-Host` keeps the public host (the relay's `X-Forwarded-*` pass through unchanged). An h2 request
  * carries no hop-by-hop headers (the relay drops them); its pseudo-headers stay, as node's compatibility API keeps
- * them. A listener that cuts the request's connection (`req.socket.destroy()`, e.g. a refused upload past its
+ * them. The response asks for no trailers (node's compatibility API always does), so END_STREAM rides on the last
+ * DATA frame when the body ends in the tick of its last write. A listener that cuts the request's connection (`req.socket.destroy()`, e.g. a refused upload past its
  * drain bounds) resets this one stream only: node's compatibility socket binds `destroy` to the stream.
  *
  * @param options - the server and its listening address
@@ -36,6 +37,11 @@ export function serveInProcess(options: ServeInProcessOptions): TunnelHandler {
     if (headers['x-forwarded-host'] === undefined && typeof publicHost === 'string')
       headers['x-forwarded-host'] = publicHost;
     headers.host = authority;
+    // node's compatibility response always asks for trailers, so END_STREAM would leave a loop turn after the body,
+    // in a frame (and a WebSocket message) of its own; the relay forwards no trailers, so none are waited for
+    const { stream } = res;
+    const respond = stream.respond;
+    stream.respond = (h, o) => respond.call(stream, h, { ...o, waitForTrailers: false });
     server.emit('request', req, res);
   };
 }

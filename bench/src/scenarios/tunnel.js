@@ -159,8 +159,8 @@ function summarize(runs, key, watch = []) {
  *
  * @param {object} cfg see run.js
  * @param {(line: string) => void} log
- * @param {{ nodeArgs?: string[], only?: string[] }} [options] node flags for the gateway (profiling) and a
- *   subset of the targets
+ * @param {{ nodeArgs?: string[], cliNodeArgs?: string[], only?: string[] }} [options] node flags for the
+ *   gateway and for `mcppipe up` (profiling) and a subset of the targets
  */
 export async function tunnelCalls(cfg, log, options = {}) {
   const relay = await startRelay(log, { nodeArgs: options.nodeArgs });
@@ -179,7 +179,7 @@ export async function tunnelCalls(cfg, log, options = {}) {
         '--tunnel-auth',
         'api-key',
       ],
-      { env: { MCPPIPE_API_KEY: key } },
+      { env: { MCPPIPE_API_KEY: key }, nodeArgs: options.cliNodeArgs ?? [] },
     );
     const headers = tunnelHeaders('r7', port, key);
     await waitForTunnel(port, headers);

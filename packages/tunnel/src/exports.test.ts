@@ -20,6 +20,7 @@ it('exports exactly the public API', () => {
     'endToEndHeaders',
     'forwardToLoopback',
     'refuseUpgrade',
+    'serveInProcess',
     'writeTunnelOffline',
   ]);
 });

@@ -75,7 +75,7 @@ export function pipeExchange(
 ): Promise<void> {
   const { req, res, body } = exchange;
   if (body !== undefined) stream.end(body);
-  else if (hasBody) req.pipe(stream);
+  else if (hasBody) pipeBody(req, stream);
   return new Promise<void>((resolve) => {
     const cancel = (): void => {
       if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
@@ -122,5 +122,28 @@ export function pipeExchange(
     stream.on('close', () => {
       if (!res.headersSent || stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR) fail();
     });
+  });
+}
+
+/**
+ * `req.pipe(stream)`, except that the chunk completing a declared `Content-Length` ends the stream: node then sets
+ * END_STREAM on that DATA frame (it does when `end()` comes in the tick of the last write), where a piped `end`
+ * comes a tick later and leaves in a frame (and a WebSocket message) of its own a loop turn later, which the CLI
+ * waits for before it reads the body.
+ */
+function pipeBody(req: IncomingMessage, stream: http2.ClientHttp2Stream): void {
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  let seen = 0;
+  req.on('data', (chunk: Buffer) => {
+    if (stream.destroyed || stream.writableEnded) return;
+    seen += chunk.length;
+    if (seen === declared) stream.end(chunk);
+    else if (!stream.write(chunk)) {
+      req.pause();
+      stream.once('drain', () => req.resume());
+    }
+  });
+  req.once('end', () => {
+    if (!stream.destroyed && !stream.writableEnded) stream.end();
   });
 }

@@ -23,6 +23,8 @@ export { writeTunnelOffline } from './offline.js';
 export { refuseUpgrade } from './handshake.js';
 export { forwardToLoopback } from './loopback.js';
 export type { ForwardToLoopbackOptions, LoopbackHandler } from './loopback.js';
+export { serveInProcess } from './inProcess.js';
+export type { ServeInProcessOptions } from './inProcess.js';
 export type { TunnelErrorCode, TunnelRefusalCode } from './errors.js';
 export type { Logger } from './types.js';
 export {

@@ -152,7 +152,11 @@ export async function runUp(args: UpArgs): Promise<void> {
         await import('./tunnel.js')
       ).startTunnel(
         tunnelPlan,
-        { host: args.host, port: (listening.app.server.address() as AddressInfo).port },
+        {
+          host: args.host,
+          port: (listening.app.server.address() as AddressInfo).port,
+          server: listening.app.server,
+        },
         { logger, version, scope: events?.scope },
       )
     : undefined;

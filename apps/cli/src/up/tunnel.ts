@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { TunnelClient, TunnelStatus } from '@mcppipe/tunnel';
 import type { LocalEventScope } from '@mcppipe/events';
@@ -9,7 +9,7 @@ export interface RunningTunnel {
   readonly client: TunnelClient;
   /** One line for the startup table: `tunnel https://… (connected)` or `tunnel … (reconnecting: …)`. */
   line(): string;
-  /** Closes the tunnel (the relay frees the subdomain at once) and the loopback pool. */
+  /** Closes the tunnel (the relay frees the subdomain at once) and, in zero-knowledge mode, the loopback pool. */
   close(): Promise<void>;
 }
 
@@ -40,26 +40,27 @@ export function statusLine(s: TunnelStatus, plan: Pick<TunnelPlan, 'subdomain'>)
 }
 
 /**
- * Starts the tunnel (T2–T7): dials the relay and serves public requests with the CLI's own loopback listener
- * (`forwardToLoopback`, so its DNS-rebinding check stays on and nothing is served twice), or, in zero-knowledge
+ * Starts the tunnel (T2–T7): dials the relay and serves public requests with the CLI's own listener, in process
+ * (`serveInProcess`: its request handler sees the loopback `Host`, so its DNS-rebinding check stays on and nothing
+ * is served twice; no loopback socket is crossed), or, in zero-knowledge
  * mode, relays the HTTP bytes to the single HTTP upstream without parsing them. The auth mode and IP allowlist
  * travel to the relay in the connect metadata (`auth`, `allowIp`), which enforces them (T5). With an event `scope`
  * (not in zero-knowledge mode) the relay's own requests under `/.mcppipe/` are answered from it (E1): events,
  * upstreams and tool pins; they never reach the loopback listener.
  *
  * @param plan - from {@link planTunnel}
- * @param listener - the CLI's own loopback listener
+ * @param listener - the CLI's own loopback listener: its address and its HTTP server
  * @param context - `logger` (status changes are logged one line each), the CLI `version` (sent as metadata) and
  *   the event `scope` served to the relay
  * @returns the running tunnel (already connecting)
  */
 export async function startTunnel(
   plan: TunnelPlan,
-  listener: { host: string; port: number },
+  listener: { host: string; port: number; server: Pick<Server, 'emit'> },
   context: { logger: Logger; version: string; scope?: LocalEventScope | undefined },
 ): Promise<RunningTunnel> {
   const { logger, version, scope } = context;
-  const { connectTunnel, forwardToLoopback } = await import('@mcppipe/tunnel');
+  const { connectTunnel, forwardToLoopback, serveInProcess } = await import('@mcppipe/tunnel');
   const served = scope && (await import('@mcppipe/events')).serveEventScope(scope);
   let handler: ((req: Http2ServerRequest, res: Http2ServerResponse) => void) & { close(): void };
   if (plan.zeroKnowledge) {
@@ -82,12 +83,14 @@ export async function startTunnel(
     );
   } else {
     const host = listener.host === '0.0.0.0' ? '127.0.0.1' : listener.host === '::' ? '::1' : listener.host;
-    const forward = forwardToLoopback({ host, port: listener.port });
+    const authority = host.includes(':') ? `[${host}]:${listener.port}` : `${host}:${listener.port}`;
+    // the listener's own request handler, in process: what a loopback request would reach, without the socket
+    const serve = serveInProcess({ server: listener.server, authority });
     handler = Object.assign(
       (req: Http2ServerRequest, res: Http2ServerResponse) => {
-        if (!served?.handle(req, res as unknown as ServerResponse)) forward(req, res);
+        if (!served?.handle(req, res as unknown as ServerResponse)) serve(req, res);
       },
-      { close: () => (served?.close(), forward.close()) },
+      { close: () => served?.close() },
     );
   }
   const metadata: Record<string, string> = { cli: `mcppipe/${version}`, auth: plan.auth };

@@ -14,6 +14,7 @@ import {
   redactValue,
   replayRequestHeaders,
   tapExchange,
+  upstreamOf,
 } from './index.js';
 import type { CapturedBody, ExchangeSummary, RawExchange } from './index.js';
 
@@ -127,6 +128,56 @@ describe('status classification', () => {
   });
 });
 
+describe('one parse per body (R10)', () => {
+  it('a plain JSON answer is classified without parsing it and parsed when its detail is read', () => {
+    const capture = new ExchangeCapture();
+    const lazy = parseExchange(raw(call('fs__read', {}, 3), result({ content: [] }, 3)), {
+      lazyResponse: true,
+    });
+    expect(lazy).toMatchObject({
+      status: 'ok',
+      responseDeferred: true,
+      response: undefined,
+      name: 'fs__read',
+    });
+    expect(lazy.requestText).toBe(call('fs__read', {}, 3));
+    const s = capture.record('t', raw(call('fs__read', { p: 'v' }, 3), result({ content: [] }, 3)))!;
+    expect(s).toMatchObject({ status: 'ok', upstream: 'fs' });
+    expect(capture.get('t', s.id)).toMatchObject({
+      request: { id: 3, params: { arguments: { p: '[redacted]' } } },
+      response: { jsonrpc: '2.0', id: 3, result: { content: [] } },
+      truncated: { request: false, response: false },
+      children: [],
+    });
+    const failed = capture.record(
+      't',
+      raw(call('fs__read', {}), result({ content: [] }), { httpStatus: 502 }),
+    )!;
+    expect(failed.status).toBe('http_502');
+  });
+
+  it('an error, an isError or an escape in a JSON answer is parsed at once (the status depends on it)', () => {
+    const capture = new ExchangeCapture();
+    const escaped = '{"jsonrpc":"2.0","id":1,"\\u0065rror":{"code":-32001,"message":"x"}}';
+    expect(capture.record('t', raw(call('a__b', {}), escaped))!.status).toBe(-32001);
+    const untyped = raw(call('a__b', {}), result({ content: [], isError: true }), { contentType: undefined });
+    expect(capture.record('t', untyped)!.status).toBe('isError');
+    expect(
+      parseExchange(raw(call('a__b', {}), result({ isError: true })), { lazyResponse: true }),
+    ).toMatchObject({
+      status: 'isError',
+      response: { result: { isError: true } },
+    });
+  });
+
+  it('a plain name has no upstream, a namespaced one has (no exception on the way)', () => {
+    expect(upstreamOf('echo')).toBeNull();
+    expect(upstreamOf('__x')).toBeNull();
+    expect(upstreamOf('Bad__x')).toBeNull();
+    expect(upstreamOf('fs__read')).toBe('fs');
+  });
+});
+
 describe('caps', () => {
   it('keeps at most the cap of each body and flags truncation; sizes count every byte', async () => {
     const capture = new ExchangeCapture({ bodyCapBytes: 1024 });
@@ -217,7 +268,7 @@ describe('ring bounds', () => {
   });
 
   it('rejects bounds that are not positive integers', () => {
-    expect(() => new ExchangeCapture({ maxExchanges: 0 })).toThrow(TypeError);
+    expect(() => new ExchangeCapture({ maxExchanges: 0 })).toThrow(/maxCount must be a positive integer/);
     expect(() => new ExchangeCapture({ maxBytes: 1.5 })).toThrow(/maxBytes/);
   });
 });

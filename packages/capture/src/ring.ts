@@ -1,3 +1,5 @@
+import { invalidOptionsError } from './errors.js';
+
 /** Anything the ring can hold: an id and what it costs in bytes. */
 export interface RingEntry {
   id: string;
@@ -17,15 +19,14 @@ export class BoundedRing<T extends RingEntry> {
   /**
    * @param maxCount - entries kept
    * @param maxBytes - bytes kept (the sum of `sizeBytes`)
-   * @throws TypeError when a bound is not a positive integer
+   * @throws McpPipeError `MCPP_CAPTURE_INVALID_OPTIONS` when a bound is not a positive integer
    */
   constructor(
     readonly maxCount: number,
     readonly maxBytes: number,
   ) {
     for (const [k, v] of Object.entries({ maxCount, maxBytes }))
-      if (!Number.isInteger(v) || v < 1)
-        throw new TypeError(`BoundedRing: ${k} must be a positive integer, got ${v}`);
+      if (!Number.isInteger(v) || v < 1) throw invalidOptionsError(k, v, 'a positive integer');
   }
 
   /** Entries held. */

@@ -44,7 +44,7 @@ function echoHandler(req, res) {
   });
 }
 
-async function startRelay(label, env) {
+async function startRelay(label, env, nodeArgs = []) {
   const work = mkdtempSync(join(tmpdir(), `mcppipe-bench-r10-${label}-`));
   const dataDir = join(work, 'data');
   const run = (args, input) =>
@@ -64,6 +64,7 @@ async function startRelay(label, env) {
   const gw = await startProcess(
     process.execPath,
     [
+      ...nodeArgs,
       GATEWAY_CLI,
       '--config',
       config,
@@ -141,10 +142,11 @@ function statsQuery(count, queries) {
 /**
  * @param {object} cfg see run.js (`rounds`, `c16Calls`, `c16Ms`, `quick`)
  * @param {(line: string) => void} log
+ * @param {{ nodeArgs?: (label: string) => string[] }} [options] e.g. `--cpu-prof` per relay (`--profile --only r10`)
  */
-export async function capture(cfg, log) {
-  const on = await startRelay('on', {});
-  const off = await startRelay('off', { MCPPIPE_CAPTURE: 'off' });
+export async function capture(cfg, log, options = {}) {
+  const on = await startRelay('on', {}, options.nodeArgs?.('on'));
+  const off = await startRelay('off', { MCPPIPE_CAPTURE: 'off' }, options.nodeArgs?.('off'));
   try {
     const driver = (r) =>
       drivers.legacyStateless({

@@ -48,10 +48,11 @@ export interface SseStreamOptions {
 /** An open Server-Sent Events stream: write frames to it. */
 export interface SseStream extends EventStream {
   /**
-   * Writes SSE text (one or more frames, each ending in a blank line) unless the stream ended; a client that falls
-   * behind by more than `maxBufferedBytes` is disconnected.
+   * Writes SSE text (one or more frames, each ending in a blank line; a Buffer when the same text goes to many
+   * streams, encoded once) unless the stream ended; a client that falls behind by more than `maxBufferedBytes` is
+   * disconnected.
    */
-  write(chunk: string): void;
+  write(chunk: string | Buffer): void;
   /** Whether the stream ended. */
   readonly ended: boolean;
 }
@@ -79,7 +80,7 @@ export function openSseStream(res: ServerResponse, options: SseStreamOptions = {
   let done = false;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
-  const write = (chunk: string) => {
+  const write = (chunk: string | Buffer) => {
     if (done) return;
     res.write(chunk);
     if (res.writableLength > maxBuffered) close();

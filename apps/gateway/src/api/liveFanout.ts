@@ -70,7 +70,7 @@ export class LiveFanout {
     const feed: TunnelFeed = { streams: new Set(), pending: '', timer: undefined, off: () => {} };
     const flush = () => {
       feed.timer = undefined;
-      const out = feed.pending;
+      const out = Buffer.from(feed.pending); // encoded once for every stream
       feed.pending = '';
       for (const s of feed.streams) s.write(out);
     };

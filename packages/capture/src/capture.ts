@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bytesOf, parseExchange, requestOf, responseOf, textOf } from './classify.js';
+import { parseExchange, requestOf, responseOf, textOf } from './classify.js';
 import {
   DEFAULT_BODY_CAP_BYTES,
   DEFAULT_RING_MAX_BYTES,
@@ -66,9 +66,9 @@ interface Held {
   text: string;
   values: boolean;
   zk: boolean;
-  /** The parsed response, or undefined: parsed from `body` when read. */
+  /** The parsed response, or undefined: parsed from `body` (its text: no Buffer kept per entry) when read. */
   response: unknown;
-  body: Buffer | undefined;
+  body: string | undefined;
   contentType: string | undefined;
   cutRequest: boolean;
   cutResponse: boolean;
@@ -94,7 +94,7 @@ const requestOfHeld = (h: Held): unknown => {
 
 const responseOfHeld = (h: Held): unknown => {
   if (h.body === undefined) return h.response;
-  const text = h.body.toString('utf8');
+  const text = h.body;
   const id = h.cutRequest ? undefined : (requestOf(h.text)?.['id'] ?? undefined);
   return responseOf(text, h.contentType, id) ?? (text || null);
 };
@@ -220,8 +220,8 @@ export class ExchangeCapture {
       text: requestText,
       values,
       zk,
-      response: deferred ? undefined : (parsed?.response ?? (zk ? null : textOf(raw.response) || null)),
-      body: deferred ? bytesOf(raw.response) : undefined,
+      response: deferred ? undefined : (parsed?.response ?? (zk ? null : parsed?.responseText || null)),
+      body: deferred ? parsed.responseText : undefined,
       contentType: raw.contentType,
       cutRequest: raw.request.truncated,
       cutResponse: raw.response.truncated,

@@ -21,6 +21,8 @@ export interface ParsedExchange {
   status: ExchangeStatus;
   /** The request body as text (what was parsed), or undefined when it was cut. */
   requestText?: string | undefined;
+  /** The kept response bytes as text. */
+  responseText?: string;
   /**
    * True when the response body was not parsed (with `lazyResponse`): a plain JSON answer that cannot carry an
    * error, an `isError` or a server→client request; `response` is then undefined and read by {@link responseOf}.
@@ -91,21 +93,16 @@ export function upstreamOf(name: string | null): string | null {
   return splitName(name).upstream;
 }
 
-const MARKERS = ['"error"', '"isError"', '"method"', '\\u'].map((m) => Buffer.from(m));
-const space = (b: number): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+const MARKERS = ['"error"', '"isError"', '"method"', '\\u'];
 
 /**
  * @internal Whether a response body can be classified without parsing it: one JSON value (by its type, or by its
- * first byte when the type is unknown) that contains none of `"error"`, `"isError"`, `"method"` (so no JSON-RPC
- * error, no `isError` result, no server→client request) and no `\u` escape (that could spell one of them).
+ * first character when the type is unknown) that contains none of `"error"`, `"isError"`, `"method"` (so no
+ * JSON-RPC error, no `isError` result, no server→client request) and no `\\u` escape (that could spell one of them).
  */
-export function plainJsonAnswer(body: Buffer, contentType: string | undefined): boolean {
-  if (contentType === undefined) {
-    let i = 0;
-    while (i < body.length && space(body[i]!)) i++;
-    if (body[i] !== 0x7b && body[i] !== 0x5b) return false;
-  } else if (!contentType.includes('json')) return false;
-  for (const m of MARKERS) if (body.indexOf(m) >= 0) return false;
+export function plainJsonAnswer(text: string, contentType: string | undefined): boolean {
+  if (contentType === undefined ? !/^\s*[[{]/.test(text) : !contentType.includes('json')) return false;
+  for (const m of MARKERS) if (text.includes(m)) return false;
   return true;
 }
 
@@ -171,20 +168,37 @@ export function parseExchange(
   const params = request?.['params'];
   const named = isObject(params) && typeof params['name'] === 'string' ? params['name'] : null;
   const method = typeof request?.['method'] === 'string' ? request['method'] : null;
-  const head = { request: request ?? batch[0], answers, method, name: named, upstream: upstreamOf(named) };
-  const body = bytesOf(raw.response);
-  if (options.lazyResponse === true && plainJsonAnswer(body, raw.contentType))
+  const upstream = upstreamOf(named);
+  const text = textOf(raw.response);
+  if (options.lazyResponse === true && plainJsonAnswer(text, raw.contentType))
     return {
-      ...head,
+      request: request ?? batch[0],
+      answers,
+      method,
+      name: named,
+      upstream,
       requestText,
+      responseText: text,
       response: undefined,
       responseDeferred: true,
       serverRequests: [],
       status: classifyStatus(raw.httpStatus, undefined),
     };
-  const messages = responseMessages(body.toString('utf8'), raw.contentType);
+  const messages = responseMessages(text, raw.contentType);
   const id = request?.['id'];
   const response = findResponse(messages, id);
   const serverRequests = messages.filter((m) => typeof m['method'] === 'string' && m['id'] !== undefined);
-  return { ...head, requestText, response, serverRequests, status: classifyStatus(raw.httpStatus, response) };
+  const status = classifyStatus(raw.httpStatus, response);
+  return {
+    request: request ?? batch[0],
+    answers,
+    method,
+    name: named,
+    upstream,
+    requestText,
+    responseText: text,
+    response,
+    serverRequests,
+    status,
+  };
 }

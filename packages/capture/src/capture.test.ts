@@ -248,6 +248,16 @@ describe('ring bounds', () => {
     expect(capture.get('t', ids[0]!)).toBeUndefined();
   });
 
+  it('finds held entries by id across its compactions, never evicted ones', () => {
+    const ring = new BoundedRing<{ id: string; sizeBytes: number }>(10, 1_000_000);
+    for (let i = 0; i < 3000; i++) ring.push({ id: `e${i}`, sizeBytes: 1 });
+    expect(ring.size).toBe(10);
+    expect(ring.get('e2999')?.id).toBe('e2999');
+    expect(ring.get('e2990')?.id).toBe('e2990');
+    expect(ring.get('e2989')).toBeUndefined();
+    expect([...ring.newestFirst()].map((e) => e.id).slice(0, 2)).toEqual(['e2999', 'e2998']);
+  });
+
   it('evicts the oldest by bytes', () => {
     const ring = new BoundedRing<{ id: string; sizeBytes: number }>(100, 1000);
     for (let i = 0; i < 10; i++) ring.push({ id: String(i), sizeBytes: 300 });

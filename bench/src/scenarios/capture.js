@@ -162,14 +162,14 @@ export async function capture(cfg, log, options = {}) {
       });
     const targets = { on, off };
     let id = 1;
-    const load = async (key, calls, ms) => {
+    const load = async (key, calls, ms, idOffset = 0) => {
       const r = await runLoad({
         driver: driver(targets[key]),
         concurrency: 16,
         maxCalls: calls,
         maxMs: ms,
         watch: { t: targets[key].gw.pid },
-        firstId: id,
+        firstId: id + idOffset,
       });
       id += r.calls;
       return r;
@@ -177,24 +177,33 @@ export async function capture(cfg, log, options = {}) {
     for (const key of ['on', 'off']) await load(key, cfg.warmBaseline, cfg.warmMs); // JIT warm-up of both relays
     const runs = { on: [], off: [], live: [], liveOff: [] };
     const rounds = cfg.quick ? cfg.rounds : Math.max(cfg.rounds, 5); // a 5 % bound needs more than 3 noisy rounds
-    for (let round = 0; round < rounds; round++) {
-      for (const key of round % 2 ? ['off', 'on'] : ['on', 'off']) {
-        const r = await load(key, cfg.c16Calls, cfg.c16Ms);
-        runs[key].push(r);
-        log(`  R10 round ${round + 1} capture ${key}: c=16 ${describeRun(r)}${relayCpu(r)}`);
-      }
+    // MCPPIPE_BENCH_R10_SIMULTANEOUS=1: both sides of a round run at the same time (the same machine load for both,
+    // on a shared machine whose load changes from one second to the next); default: one after the other
+    const simultaneous = process.env.MCPPIPE_BENCH_R10_SIMULTANEOUS === '1';
+    const round = async (n, keys, label) => {
+      const order = n % 2 ? [...keys].reverse() : keys;
+      const rs = simultaneous
+        ? await Promise.all(order.map((k, i) => load(k, cfg.c16Calls, cfg.c16Ms, i * 10_000_000)))
+        : [await load(order[0], cfg.c16Calls, cfg.c16Ms), await load(order[1], cfg.c16Calls, cfg.c16Ms)];
+      order.forEach((k, i) =>
+        log(`  R10 round ${n + 1} ${label(k)}: c=16 ${describeRun(rs[i])}${relayCpu(rs[i])}`),
+      );
+      return Object.fromEntries(order.map((k, i) => [k, rs[i]]));
+    };
+    for (let n = 0; n < rounds; n++) {
+      const r = await round(n, ['on', 'off'], (k) => `capture ${k}`);
+      runs.on.push(r.on);
+      runs.off.push(r.off);
     }
     const live = openLive(on, LIVE_DASHBOARDS);
     try {
       await new Promise((r) => setTimeout(r, 500));
-      for (let round = 0; round < rounds; round++) {
-        for (const key of round % 2 ? ['off', 'on'] : ['on', 'off']) {
-          const r = await load(key, cfg.c16Calls, cfg.c16Ms);
-          runs[key === 'on' ? 'live' : 'liveOff'].push(r);
-          log(
-            `  R10 round ${round + 1} ${key === 'on' ? `capture on + ${LIVE_DASHBOARDS} Live` : 'capture off'}: c=16 ${describeRun(r)}${relayCpu(r)}`,
-          );
-        }
+      for (let n = 0; n < rounds; n++) {
+        const r = await round(n, ['on', 'off'], (k) =>
+          k === 'on' ? `capture on + ${LIVE_DASHBOARDS} Live` : 'capture off',
+        );
+        runs.live.push(r.on);
+        runs.liveOff.push(r.off);
       }
     } finally {
       live.close();
@@ -214,6 +223,7 @@ export async function capture(cfg, log, options = {}) {
       cpuLiveOffMs: cpu(runs.liveOff),
       ratioOn: ratio(runs.on, runs.off),
       ratioLive: ratio(runs.live, runs.liveOff),
+      simultaneous,
       liveBytes: live.bytes(),
       stats,
       runs: Object.fromEntries(

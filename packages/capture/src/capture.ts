@@ -19,6 +19,7 @@ import type {
   ExchangeChild,
   ExchangeContext,
   ExchangeDetail,
+  ExchangeStatus,
   ExchangeSummary,
   RawExchange,
   ToolStatsRow,
@@ -55,13 +56,24 @@ export interface ReplaySource {
 }
 
 /**
- * One exchange in the ring: its summary (shared by the list, Live and stats) and the bytes its detail is read from
- * (few objects per entry: the ring outlives the young generation, so every retained object costs GC time).
+ * One exchange in the ring: the summary's fields (the summary object is made when read: the list, Live, the
+ * Inspector) and the text its detail is parsed from. Few objects per entry: the ring outlives the young generation,
+ * so every retained object costs GC time on every call (R10).
  */
 interface Held {
   id: string;
   sizeBytes: number;
-  summary: ExchangeSummary;
+  /** The summary's fields, its `at` kept as epoch ms (the summary object and its ISO time are made when read). */
+  startedAt: number;
+  caller: string | null;
+  method: string | null;
+  name: string | null;
+  upstream: string | null;
+  status: ExchangeStatus;
+  durationMs: number;
+  requestBytes: number;
+  responseBytes: number;
+  replayOf: string | undefined;
   /** The request body as text, values included ('' for zero-knowledge); redacted when read unless `values`. */
   text: string;
   values: boolean;
@@ -77,6 +89,20 @@ interface Held {
 }
 
 const NO_CHILDREN: ExchangeChild[] = [];
+
+const summaryOf = (h: Held): ExchangeSummary => ({
+  id: h.id,
+  at: new Date(h.startedAt).toISOString(),
+  caller: h.caller,
+  method: h.method,
+  name: h.name,
+  upstream: h.upstream,
+  status: h.status,
+  durationMs: h.durationMs,
+  requestBytes: h.requestBytes,
+  responseBytes: h.responseBytes,
+  ...(h.replayOf !== undefined && { replayOf: h.replayOf }),
+});
 
 interface Scope {
   ring: BoundedRing<Held>;
@@ -164,7 +190,7 @@ export class ExchangeCapture {
     context: ExchangeContext,
   ): void {
     tapExchange(exchange, { ...context, capBytes: this.#cap, now: this.#now }, (raw) =>
-      this.record(tunnel, raw),
+      this.#record(tunnel, raw),
     );
   }
 
@@ -177,6 +203,11 @@ export class ExchangeCapture {
    * @returns the summary, or undefined when it was a child answer
    */
   record(tunnel: string, raw: RawExchange): ExchangeSummary | undefined {
+    const held = this.#record(tunnel, raw);
+    return held && summaryOf(held);
+  }
+
+  #record(tunnel: string, raw: RawExchange): Held | undefined {
     const scope = this.#scope(tunnel);
     const zk = raw.zeroKnowledge;
     const parsed = zk ? undefined : parseExchange(raw, { lazyResponse: true });
@@ -200,9 +231,10 @@ export class ExchangeCapture {
     const status =
       parsed?.status ?? (raw.httpStatus >= 200 && raw.httpStatus < 300 ? 'ok' : `http_${raw.httpStatus}`);
     const id = `ex_${this.#prefix}${(++this.#seq).toString(36).padStart(7, '0')}`;
-    const summary: ExchangeSummary = {
+    const deferred = parsed?.responseDeferred === true;
+    const held: Held = {
       id,
-      at: new Date(raw.startedAt).toISOString(),
+      startedAt: raw.startedAt,
       caller: raw.caller,
       method: parsed?.method ?? null,
       name: parsed?.name ?? null,
@@ -211,12 +243,7 @@ export class ExchangeCapture {
       durationMs: Math.round(raw.durationMs * 100) / 100,
       requestBytes: raw.request.bytes,
       responseBytes: raw.response.bytes,
-      ...(raw.replayOf !== undefined && { replayOf: raw.replayOf }),
-    };
-    const deferred = parsed?.responseDeferred === true;
-    const held: Held = {
-      id,
-      summary,
+      replayOf: raw.replayOf,
       text: requestText,
       values,
       zk,
@@ -233,14 +260,16 @@ export class ExchangeCapture {
         Math.min(raw.response.bytes, this.#cap),
     };
     scope.ring.push(held);
-    if (summary.method === 'tools/call' && summary.name !== null)
+    if (held.method === 'tools/call' && held.name !== null)
       scope.stats.record({
-        name: summary.name,
-        upstream: summary.upstream,
+        name: held.name,
+        upstream: held.upstream,
         at: raw.startedAt,
         durationMs: raw.durationMs,
         error: status !== 'ok',
       });
+    if (scope.listeners.size === 0) return held;
+    const summary = summaryOf(held); // one object for every subscriber
     for (const fn of scope.listeners) {
       try {
         fn(summary);
@@ -248,7 +277,7 @@ export class ExchangeCapture {
         // a failing subscriber never stops the others
       }
     }
-    return summary;
+    return held;
   }
 
   /**
@@ -264,7 +293,7 @@ export class ExchangeCapture {
     const scope = this.#scopes.get(tunnel);
     if (scope === undefined || limit <= 0) return out;
     for (const h of scope.ring.newestFirst()) {
-      if (matches(h.summary, filter)) out.push(h.summary);
+      if (matches(h, filter)) out.push(summaryOf(h));
       if (out.length >= limit) break;
     }
     return out;
@@ -281,7 +310,7 @@ export class ExchangeCapture {
     const h = this.#scopes.get(tunnel)?.ring.get(id);
     if (h === undefined) return undefined;
     return {
-      ...h.summary,
+      ...summaryOf(h),
       request: requestOfHeld(h),
       response: responseOfHeld(h),
       truncated: { request: h.cutRequest, response: h.cutResponse },
@@ -399,7 +428,10 @@ export class ExchangeCapture {
 
 const isEmptyBatch = (v: object): boolean => Array.isArray(v) && v.length === 0;
 
-function matches(h: ExchangeSummary, f: ExchangeFilter): boolean {
+function matches(
+  h: Pick<ExchangeSummary, 'upstream' | 'method' | 'caller' | 'status'>,
+  f: ExchangeFilter,
+): boolean {
   if (f.upstream !== undefined && h.upstream !== f.upstream) return false;
   if (f.method !== undefined && h.method !== f.method) return false;
   if (f.caller !== undefined && h.caller !== f.caller) return false;

@@ -237,6 +237,47 @@ describe('caps', () => {
   });
 });
 
+describe('ExchangeCapture.tap', () => {
+  it('records a teed exchange with its context (values on, replay of) after the response, parsed once', async () => {
+    const capture = new ExchangeCapture();
+    const server = http.createServer((req, res) => {
+      capture.tap(
+        't',
+        { req, res },
+        { caller: 'ci', zeroKnowledge: false, captureValues: true, replayOf: 'ex_1' },
+      );
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(result({ content: [] }, 5).slice(0, 10));
+        res.end(Buffer.from(result({ content: [] }, 5).slice(10)));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await (
+      await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        method: 'POST',
+        body: call('fs__read', { path: '/x' }, 5),
+      })
+    ).text();
+    for (let i = 0; i < 50 && capture.list('t').length === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    server.close();
+    const [s] = capture.list('t');
+    expect(s).toMatchObject({
+      caller: 'ci',
+      replayOf: 'ex_1',
+      name: 'fs__read',
+      upstream: 'fs',
+      status: 'ok',
+    });
+    expect(capture.get('t', s!.id)).toMatchObject({
+      request: { params: { arguments: { path: '/x' } } }, // values on: kept
+      response: { id: 5, result: { content: [] } },
+    });
+  });
+});
+
 describe('ring bounds', () => {
   it('evicts the oldest by count', () => {
     const capture = new ExchangeCapture({ maxExchanges: 3 });

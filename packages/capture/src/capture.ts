@@ -13,6 +13,7 @@ import { redactMessage } from './redact.js';
 import { BoundedRing } from './ring.js';
 import { ToolStats } from './stats.js';
 import { tapExchange } from './tap.js';
+import type { TapOptions } from './tap.js';
 import { runReplay } from './replay.js';
 import type { ReplayAnswer } from './replay.js';
 import type {
@@ -189,9 +190,15 @@ export class ExchangeCapture {
     exchange: { req: IncomingMessage; res: ServerResponse },
     context: ExchangeContext,
   ): void {
-    tapExchange(exchange, { ...context, capBytes: this.#cap, now: this.#now }, (raw) =>
-      this.#record(tunnel, raw),
-    );
+    const options: TapOptions = {
+      caller: context.caller,
+      zeroKnowledge: context.zeroKnowledge,
+      capBytes: this.#cap,
+      now: this.#now,
+    }; // built field by field: a spread of the caller's object per exchange costs a generic clone
+    if (context.captureValues !== undefined) options.captureValues = context.captureValues;
+    if (context.replayOf !== undefined) options.replayOf = context.replayOf;
+    tapExchange(exchange, options, (raw) => this.#record(tunnel, raw));
   }
 
   /**

@@ -116,8 +116,6 @@ export function tapExchange(
     const raw: RawExchange = {
       caller: options.caller,
       zeroKnowledge: options.zeroKnowledge,
-      ...(options.captureValues !== undefined && { captureValues: options.captureValues }),
-      ...(options.replayOf !== undefined && { replayOf: options.replayOf }),
       startedAt,
       durationMs,
       httpStatus: res.headersSent ? res.statusCode : 499,
@@ -127,6 +125,9 @@ export function tapExchange(
       request,
       response,
     };
+    // assigned, not spread: a spread per exchange costs an object clone on the relay
+    if (options.captureValues !== undefined) raw.captureValues = options.captureValues;
+    if (options.replayOf !== undefined) raw.replayOf = options.replayOf;
     later(() => onDone(raw));
   });
 }

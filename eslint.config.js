@@ -21,7 +21,7 @@ const allowed = {
   http: ['errors'],
   oauth: ['errors', 'namespace', 'store'],
   tunnel: ['errors', 'namespace', 'upstream-state'],
-  capture: ['namespace'],
+  capture: ['errors', 'namespace'],
   supervisor: ['errors', 'config', 'upstream-state'],
   hub: ['errors', 'namespace', 'policy', 'supervisor', 'upstream-state', 'aggregator'],
   aggregator: ['errors', 'namespace', 'http', 'policy', 'supervisor', 'upstream-state'],

@@ -3,6 +3,8 @@
 //    same tunnel on each; `MCPPIPE_CAPTURE=off` is the baseline): ≤ 1.05×;
 //  - the same with ten dashboards streaming Live (`GET /api/tunnels/:id/exchanges/stream`, read to the end): ≤ 1.10×;
 //  - the Tools tab's stats query over 1,000,000 recorded calls (50 tools, spread over 24 h): ≤ 50 ms.
+// At least 5 interleaved rounds (on/off, then off/on); each ratio is the median of the rounds' ratios (CPU per call
+// of one round's two back-to-back runs), the CPU values the medians of the rounds'.
 // The tunnel's CLI side runs in this process (`connectTunnel` with an in-process handler that answers at once), so
 // the relay's CPU is the measured part. Self-contained: it shares nothing with the tunnel scenarios (R7/R8) yet.
 import { execFileSync } from 'node:child_process';
@@ -44,7 +46,7 @@ function echoHandler(req, res) {
   });
 }
 
-async function startRelay(label, env) {
+async function startRelay(label, env, nodeArgs = []) {
   const work = mkdtempSync(join(tmpdir(), `mcppipe-bench-r10-${label}-`));
   const dataDir = join(work, 'data');
   const run = (args, input) =>
@@ -64,6 +66,7 @@ async function startRelay(label, env) {
   const gw = await startProcess(
     process.execPath,
     [
+      ...nodeArgs,
       GATEWAY_CLI,
       '--config',
       config,
@@ -90,6 +93,8 @@ async function startRelay(label, env) {
   await tunnel.connected();
   return { gw, tunnel, key, port, base };
 }
+
+const relayCpu = (r) => `, relay CPU ${cpuPerCall([r], 't').self.toFixed(3)} ms/call`;
 
 /** Opens `n` Live streams on a relay; each reads everything to the end. */
 function openLive(relay, n) {
@@ -141,10 +146,11 @@ function statsQuery(count, queries) {
 /**
  * @param {object} cfg see run.js (`rounds`, `c16Calls`, `c16Ms`, `quick`)
  * @param {(line: string) => void} log
+ * @param {{ nodeArgs?: (label: string) => string[] }} [options] e.g. `--cpu-prof` per relay (`--profile --only r10`)
  */
-export async function capture(cfg, log) {
-  const on = await startRelay('on', {});
-  const off = await startRelay('off', { MCPPIPE_CAPTURE: 'off' });
+export async function capture(cfg, log, options = {}) {
+  const on = await startRelay('on', {}, options.nodeArgs?.('on'));
+  const off = await startRelay('off', { MCPPIPE_CAPTURE: 'off' }, options.nodeArgs?.('off'));
   try {
     const driver = (r) =>
       drivers.legacyStateless({
@@ -156,43 +162,56 @@ export async function capture(cfg, log) {
       });
     const targets = { on, off };
     let id = 1;
-    const load = async (key, calls, ms) => {
+    const load = async (key, calls, ms, idOffset = 0) => {
       const r = await runLoad({
         driver: driver(targets[key]),
         concurrency: 16,
         maxCalls: calls,
         maxMs: ms,
         watch: { t: targets[key].gw.pid },
-        firstId: id,
+        firstId: id + idOffset,
       });
       id += r.calls;
       return r;
     };
     for (const key of ['on', 'off']) await load(key, cfg.warmBaseline, cfg.warmMs); // JIT warm-up of both relays
     const runs = { on: [], off: [], live: [], liveOff: [] };
-    for (let round = 0; round < cfg.rounds; round++) {
-      for (const key of round % 2 ? ['off', 'on'] : ['on', 'off']) {
-        const r = await load(key, cfg.c16Calls, cfg.c16Ms);
-        runs[key].push(r);
-        log(`  R10 round ${round + 1} capture ${key}: c=16 ${describeRun(r)}`);
-      }
+    const rounds = cfg.quick ? cfg.rounds : Math.max(cfg.rounds, 5); // a 5 % bound needs more than 3 noisy rounds
+    // MCPPIPE_BENCH_R10_SIMULTANEOUS=1: both sides of a round run at the same time (the same machine load for both,
+    // on a shared machine whose load changes from one second to the next); default: one after the other
+    const simultaneous = process.env.MCPPIPE_BENCH_R10_SIMULTANEOUS === '1';
+    const round = async (n, keys, label) => {
+      const order = n % 2 ? [...keys].reverse() : keys;
+      const rs = simultaneous
+        ? await Promise.all(order.map((k, i) => load(k, cfg.c16Calls, cfg.c16Ms, i * 10_000_000)))
+        : [await load(order[0], cfg.c16Calls, cfg.c16Ms), await load(order[1], cfg.c16Calls, cfg.c16Ms)];
+      order.forEach((k, i) =>
+        log(`  R10 round ${n + 1} ${label(k)}: c=16 ${describeRun(rs[i])}${relayCpu(rs[i])}`),
+      );
+      return Object.fromEntries(order.map((k, i) => [k, rs[i]]));
+    };
+    for (let n = 0; n < rounds; n++) {
+      const r = await round(n, ['on', 'off'], (k) => `capture ${k}`);
+      runs.on.push(r.on);
+      runs.off.push(r.off);
     }
     const live = openLive(on, LIVE_DASHBOARDS);
     try {
       await new Promise((r) => setTimeout(r, 500));
-      for (let round = 0; round < cfg.rounds; round++) {
-        for (const key of round % 2 ? ['off', 'on'] : ['on', 'off']) {
-          const r = await load(key, cfg.c16Calls, cfg.c16Ms);
-          runs[key === 'on' ? 'live' : 'liveOff'].push(r);
-          log(
-            `  R10 round ${round + 1} ${key === 'on' ? `capture on + ${LIVE_DASHBOARDS} Live` : 'capture off'}: c=16 ${describeRun(r)}`,
-          );
-        }
+      for (let n = 0; n < rounds; n++) {
+        const r = await round(n, ['on', 'off'], (k) =>
+          k === 'on' ? `capture on + ${LIVE_DASHBOARDS} Live` : 'capture off',
+        );
+        runs.live.push(r.on);
+        runs.liveOff.push(r.off);
       }
     } finally {
       live.close();
     }
-    const cpu = (rs) => cpuPerCall(rs, 't').self;
+    // per round: CPU per call of each side, and their ratio (the two sides of a round ran back to back); the
+    // reported values are medians over the rounds, so one round disturbed by the machine's load does not decide
+    const cpu = (rs) => median(rs.map((r) => cpuPerCall([r], 't').self));
+    const ratio = (a, b) => median(a.map((r, i) => cpuPerCall([r], 't').self / cpuPerCall([b[i]], 't').self));
     const stats = statsQuery(cfg.quick ? 100_000 : 1_000_000, 21);
     log(
       `  R10 stats: ${stats.calls} calls in ${stats.tools} tools, 24 h query ${stats.queryMs.toFixed(2)} ms`,
@@ -202,12 +221,21 @@ export async function capture(cfg, log) {
       cpuOffMs: cpu(runs.off),
       cpuLiveMs: cpu(runs.live),
       cpuLiveOffMs: cpu(runs.liveOff),
+      ratioOn: ratio(runs.on, runs.off),
+      ratioLive: ratio(runs.live, runs.liveOff),
+      simultaneous,
       liveBytes: live.bytes(),
       stats,
       runs: Object.fromEntries(
         Object.entries(runs).map(([k, rs]) => [
           k,
-          rs.map((r) => ({ ok: r.ok, perSecond: r.perSecond, p50: r.p50, cpuMs: r.targets.t.cpuMs })),
+          rs.map((r) => ({
+            ok: r.ok,
+            perSecond: r.perSecond,
+            p50: r.p50,
+            cpuMs: r.targets.t.cpuMs,
+            cpuPerCallMs: cpuPerCall([r], 't').self,
+          })),
         ]),
       ),
     };
@@ -219,8 +247,8 @@ export async function capture(cfg, log) {
 
 /** The table rows of R10. */
 export function captureRows(s) {
-  const onRatio = s.cpuOnMs / s.cpuOffMs;
-  const liveRatio = s.cpuLiveMs / s.cpuLiveOffMs;
+  const onRatio = s.ratioOn ?? s.cpuOnMs / s.cpuOffMs; // the median of the rounds' ratios
+  const liveRatio = s.ratioLive ?? s.cpuLiveMs / s.cpuLiveOffMs;
   return [
     {
       id: 'R10',

@@ -14,6 +14,7 @@ import {
   redactValue,
   replayRequestHeaders,
   tapExchange,
+  upstreamOf,
 } from './index.js';
 import type { CapturedBody, ExchangeSummary, RawExchange } from './index.js';
 
@@ -127,6 +128,56 @@ describe('status classification', () => {
   });
 });
 
+describe('one parse per body (R10)', () => {
+  it('a plain JSON answer is classified without parsing it and parsed when its detail is read', () => {
+    const capture = new ExchangeCapture();
+    const lazy = parseExchange(raw(call('fs__read', {}, 3), result({ content: [] }, 3)), {
+      lazyResponse: true,
+    });
+    expect(lazy).toMatchObject({
+      status: 'ok',
+      responseDeferred: true,
+      response: undefined,
+      name: 'fs__read',
+    });
+    expect(lazy.requestText).toBe(call('fs__read', {}, 3));
+    const s = capture.record('t', raw(call('fs__read', { p: 'v' }, 3), result({ content: [] }, 3)))!;
+    expect(s).toMatchObject({ status: 'ok', upstream: 'fs' });
+    expect(capture.get('t', s.id)).toMatchObject({
+      request: { id: 3, params: { arguments: { p: '[redacted]' } } },
+      response: { jsonrpc: '2.0', id: 3, result: { content: [] } },
+      truncated: { request: false, response: false },
+      children: [],
+    });
+    const failed = capture.record(
+      't',
+      raw(call('fs__read', {}), result({ content: [] }), { httpStatus: 502 }),
+    )!;
+    expect(failed.status).toBe('http_502');
+  });
+
+  it('an error, an isError or an escape in a JSON answer is parsed at once (the status depends on it)', () => {
+    const capture = new ExchangeCapture();
+    const escaped = '{"jsonrpc":"2.0","id":1,"\\u0065rror":{"code":-32001,"message":"x"}}';
+    expect(capture.record('t', raw(call('a__b', {}), escaped))!.status).toBe(-32001);
+    const untyped = raw(call('a__b', {}), result({ content: [], isError: true }), { contentType: undefined });
+    expect(capture.record('t', untyped)!.status).toBe('isError');
+    expect(
+      parseExchange(raw(call('a__b', {}), result({ isError: true })), { lazyResponse: true }),
+    ).toMatchObject({
+      status: 'isError',
+      response: { result: { isError: true } },
+    });
+  });
+
+  it('a plain name has no upstream, a namespaced one has (no exception on the way)', () => {
+    expect(upstreamOf('echo')).toBeNull();
+    expect(upstreamOf('__x')).toBeNull();
+    expect(upstreamOf('Bad__x')).toBeNull();
+    expect(upstreamOf('fs__read')).toBe('fs');
+  });
+});
+
 describe('caps', () => {
   it('keeps at most the cap of each body and flags truncation; sizes count every byte', async () => {
     const capture = new ExchangeCapture({ bodyCapBytes: 1024 });
@@ -186,6 +237,47 @@ describe('caps', () => {
   });
 });
 
+describe('ExchangeCapture.tap', () => {
+  it('records a teed exchange with its context (values on, replay of) after the response, parsed once', async () => {
+    const capture = new ExchangeCapture();
+    const server = http.createServer((req, res) => {
+      capture.tap(
+        't',
+        { req, res },
+        { caller: 'ci', zeroKnowledge: false, captureValues: true, replayOf: 'ex_1' },
+      );
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write(result({ content: [] }, 5).slice(0, 10));
+        res.end(Buffer.from(result({ content: [] }, 5).slice(10)));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    await (
+      await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`, {
+        method: 'POST',
+        body: call('fs__read', { path: '/x' }, 5),
+      })
+    ).text();
+    for (let i = 0; i < 50 && capture.list('t').length === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    server.close();
+    const [s] = capture.list('t');
+    expect(s).toMatchObject({
+      caller: 'ci',
+      replayOf: 'ex_1',
+      name: 'fs__read',
+      upstream: 'fs',
+      status: 'ok',
+    });
+    expect(capture.get('t', s!.id)).toMatchObject({
+      request: { params: { arguments: { path: '/x' } } }, // values on: kept
+      response: { id: 5, result: { content: [] } },
+    });
+  });
+});
+
 describe('ring bounds', () => {
   it('evicts the oldest by count', () => {
     const capture = new ExchangeCapture({ maxExchanges: 3 });
@@ -195,6 +287,16 @@ describe('ring bounds', () => {
     );
     expect(capture.list('t').map((s) => s.id)).toEqual([ids[4], ids[3], ids[2]]);
     expect(capture.get('t', ids[0]!)).toBeUndefined();
+  });
+
+  it('finds held entries by id across its compactions, never evicted ones', () => {
+    const ring = new BoundedRing<{ id: string; sizeBytes: number }>(10, 1_000_000);
+    for (let i = 0; i < 3000; i++) ring.push({ id: `e${i}`, sizeBytes: 1 });
+    expect(ring.size).toBe(10);
+    expect(ring.get('e2999')?.id).toBe('e2999');
+    expect(ring.get('e2990')?.id).toBe('e2990');
+    expect(ring.get('e2989')).toBeUndefined();
+    expect([...ring.newestFirst()].map((e) => e.id).slice(0, 2)).toEqual(['e2999', 'e2998']);
   });
 
   it('evicts the oldest by bytes', () => {
@@ -217,7 +319,7 @@ describe('ring bounds', () => {
   });
 
   it('rejects bounds that are not positive integers', () => {
-    expect(() => new ExchangeCapture({ maxExchanges: 0 })).toThrow(TypeError);
+    expect(() => new ExchangeCapture({ maxExchanges: 0 })).toThrow(/maxCount must be a positive integer/);
     expect(() => new ExchangeCapture({ maxBytes: 1.5 })).toThrow(/maxBytes/);
   });
 });

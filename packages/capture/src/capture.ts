@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { parseExchange, textOf } from './classify.js';
+import { parseExchange, requestOf, responseOf, textOf } from './classify.js';
 import {
   DEFAULT_BODY_CAP_BYTES,
   DEFAULT_RING_MAX_BYTES,
@@ -8,16 +8,19 @@ import {
   MAX_PENDING_CHILD_RESPONSES,
   RECORD_OVERHEAD_BYTES,
 } from './defaults.js';
+import { invalidOptionsError, invalidRequestError } from './errors.js';
 import { redactMessage } from './redact.js';
 import { BoundedRing } from './ring.js';
 import { ToolStats } from './stats.js';
 import { tapExchange } from './tap.js';
+import type { TapOptions } from './tap.js';
 import { runReplay } from './replay.js';
 import type { ReplayAnswer } from './replay.js';
 import type {
   ExchangeChild,
   ExchangeContext,
   ExchangeDetail,
+  ExchangeStatus,
   ExchangeSummary,
   RawExchange,
   ToolStatsRow,
@@ -53,10 +56,54 @@ export interface ReplaySource {
   headers: Record<string, string>;
 }
 
-interface Held extends ExchangeDetail {
+/**
+ * One exchange in the ring: the summary's fields (the summary object is made when read: the list, Live, the
+ * Inspector) and the text its detail is parsed from. Few objects per entry: the ring outlives the young generation,
+ * so every retained object costs GC time on every call (R10).
+ */
+interface Held {
+  id: string;
   sizeBytes: number;
-  replay: ReplaySource;
+  /** The summary's fields, its `at` kept as epoch ms (the summary object and its ISO time are made when read). */
+  startedAt: number;
+  caller: string | null;
+  method: string | null;
+  name: string | null;
+  upstream: string | null;
+  status: ExchangeStatus;
+  durationMs: number;
+  requestBytes: number;
+  responseBytes: number;
+  replayOf: string | undefined;
+  /** The request body as text, values included ('' for zero-knowledge); redacted when read unless `values`. */
+  text: string;
+  values: boolean;
+  zk: boolean;
+  /** The parsed response, or undefined: parsed from `body` (its text: no Buffer kept per entry) when read. */
+  response: unknown;
+  body: string | undefined;
+  contentType: string | undefined;
+  cutRequest: boolean;
+  cutResponse: boolean;
+  children: ExchangeChild[];
+  headers: Record<string, string>;
 }
+
+const NO_CHILDREN: ExchangeChild[] = [];
+
+const summaryOf = (h: Held): ExchangeSummary => ({
+  id: h.id,
+  at: new Date(h.startedAt).toISOString(),
+  caller: h.caller,
+  method: h.method,
+  name: h.name,
+  upstream: h.upstream,
+  status: h.status,
+  durationMs: h.durationMs,
+  requestBytes: h.requestBytes,
+  responseBytes: h.responseBytes,
+  ...(h.replayOf !== undefined && { replayOf: h.replayOf }),
+});
 
 interface Scope {
   ring: BoundedRing<Held>;
@@ -67,9 +114,16 @@ interface Scope {
   answers: Map<string, unknown>;
 }
 
-const summaryOf = (h: Held): ExchangeSummary => {
-  const { request: _q, response: _r, truncated: _t, children: _c, sizeBytes: _s, replay: _p, ...summary } = h;
-  return summary;
+const requestOfHeld = (h: Held): unknown => {
+  const kept = (h.cutRequest ? undefined : requestOf(h.text)) ?? (h.values && h.text ? h.text : null);
+  return h.values || kept === null ? kept : redactMessage(kept);
+};
+
+const responseOfHeld = (h: Held): unknown => {
+  if (h.body === undefined) return h.response;
+  const text = h.body;
+  const id = h.cutRequest ? undefined : (requestOf(h.text)?.['id'] ?? undefined);
+  return responseOf(text, h.contentType, id) ?? (text || null);
 };
 
 /**
@@ -96,7 +150,7 @@ export class ExchangeCapture {
 
   /**
    * @param options - ring bounds, body cap, clock
-   * @throws TypeError when a bound is not a positive integer
+   * @throws McpPipeError `MCPP_CAPTURE_INVALID_OPTIONS` when a bound is not a positive integer or the cap negative
    */
   constructor(options: ExchangeCaptureOptions = {}) {
     this.#maxExchanges = options.maxExchanges ?? DEFAULT_RING_MAX_EXCHANGES;
@@ -105,7 +159,7 @@ export class ExchangeCapture {
     this.#now = options.now ?? Date.now;
     new BoundedRing(this.#maxExchanges, this.#maxBytes); // validates the bounds now
     if (!Number.isInteger(this.#cap) || this.#cap < 0)
-      throw new TypeError(`ExchangeCapture: bodyCapBytes must be a non-negative integer, got ${this.#cap}`);
+      throw invalidOptionsError('bodyCapBytes', this.#cap, 'a non-negative integer');
   }
 
   #scope(tunnel: string): Scope {
@@ -136,9 +190,15 @@ export class ExchangeCapture {
     exchange: { req: IncomingMessage; res: ServerResponse },
     context: ExchangeContext,
   ): void {
-    tapExchange(exchange, { ...context, capBytes: this.#cap, now: this.#now }, (raw) =>
-      this.record(tunnel, raw),
-    );
+    const options: TapOptions = {
+      caller: context.caller,
+      zeroKnowledge: context.zeroKnowledge,
+      capBytes: this.#cap,
+      now: this.#now,
+    }; // built field by field: a spread of the caller's object per exchange costs a generic clone
+    if (context.captureValues !== undefined) options.captureValues = context.captureValues;
+    if (context.replayOf !== undefined) options.replayOf = context.replayOf;
+    tapExchange(exchange, options, (raw) => this.#record(tunnel, raw));
   }
 
   /**
@@ -150,9 +210,14 @@ export class ExchangeCapture {
    * @returns the summary, or undefined when it was a child answer
    */
   record(tunnel: string, raw: RawExchange): ExchangeSummary | undefined {
+    const held = this.#record(tunnel, raw);
+    return held && summaryOf(held);
+  }
+
+  #record(tunnel: string, raw: RawExchange): Held | undefined {
     const scope = this.#scope(tunnel);
     const zk = raw.zeroKnowledge;
-    const parsed = zk ? undefined : parseExchange(raw);
+    const parsed = zk ? undefined : parseExchange(raw, { lazyResponse: true });
     const values = raw.captureValues === true;
     if (parsed && parsed.method === null && parsed.answers.length > 0) {
       for (const a of parsed.answers) {
@@ -162,19 +227,21 @@ export class ExchangeCapture {
       }
       return undefined;
     }
-    const children: ExchangeChild[] = (parsed?.serverRequests ?? []).map((m) => {
+    const children: ExchangeChild[] = parsed?.serverRequests.length ? [] : NO_CHILDREN;
+    for (const m of parsed?.serverRequests ?? []) {
       const key = `${raw.sessionId} ${JSON.stringify(m['id'])}`;
       const response = scope.answers.get(key) ?? null;
       scope.answers.delete(key);
-      return { method: m['method'] as string, request: m, response };
-    });
-    const requestText = zk ? '' : textOf(raw.request);
-    const keptRequest = parsed?.request ?? (values && requestText ? requestText : null);
+      children.push({ method: m['method'] as string, request: m, response });
+    }
+    const requestText = zk ? '' : (parsed?.requestText ?? textOf(raw.request));
     const status =
       parsed?.status ?? (raw.httpStatus >= 200 && raw.httpStatus < 300 ? 'ok' : `http_${raw.httpStatus}`);
+    const id = `ex_${this.#prefix}${(++this.#seq).toString(36).padStart(7, '0')}`;
+    const deferred = parsed?.responseDeferred === true;
     const held: Held = {
-      id: `ex_${this.#prefix}${(++this.#seq).toString(36).padStart(7, '0')}`,
-      at: new Date(raw.startedAt).toISOString(),
+      id,
+      startedAt: raw.startedAt,
       caller: raw.caller,
       method: parsed?.method ?? null,
       name: parsed?.name ?? null,
@@ -183,16 +250,21 @@ export class ExchangeCapture {
       durationMs: Math.round(raw.durationMs * 100) / 100,
       requestBytes: raw.request.bytes,
       responseBytes: raw.response.bytes,
-      ...(raw.replayOf !== undefined && { replayOf: raw.replayOf }),
-      request: values || keptRequest === null ? keptRequest : redactMessage(keptRequest),
-      response: parsed?.response ?? (zk ? null : textOf(raw.response) || null),
-      truncated: { request: raw.request.truncated, response: raw.response.truncated },
+      replayOf: raw.replayOf,
+      text: requestText,
+      values,
+      zk,
+      response: deferred ? undefined : (parsed?.response ?? (zk ? null : parsed?.responseText || null)),
+      body: deferred ? parsed.responseText : undefined,
+      contentType: raw.contentType,
+      cutRequest: raw.request.truncated,
+      cutResponse: raw.response.truncated,
       children,
+      headers: raw.replayHeaders,
       sizeBytes:
         RECORD_OVERHEAD_BYTES +
         (zk ? 0 : 2 * Math.min(raw.request.bytes, this.#cap)) +
         Math.min(raw.response.bytes, this.#cap),
-      replay: { body: raw.request.truncated || zk ? undefined : requestText, headers: raw.replayHeaders },
     };
     scope.ring.push(held);
     if (held.method === 'tools/call' && held.name !== null)
@@ -203,7 +275,8 @@ export class ExchangeCapture {
         durationMs: raw.durationMs,
         error: status !== 'ok',
       });
-    const summary = summaryOf(held);
+    if (scope.listeners.size === 0) return held;
+    const summary = summaryOf(held); // one object for every subscriber
     for (const fn of scope.listeners) {
       try {
         fn(summary);
@@ -211,7 +284,7 @@ export class ExchangeCapture {
         // a failing subscriber never stops the others
       }
     }
-    return summary;
+    return held;
   }
 
   /**
@@ -243,8 +316,13 @@ export class ExchangeCapture {
   get(tunnel: string, id: string): ExchangeDetail | undefined {
     const h = this.#scopes.get(tunnel)?.ring.get(id);
     if (h === undefined) return undefined;
-    const { sizeBytes: _s, replay: _r, ...detail } = h;
-    return detail;
+    return {
+      ...summaryOf(h),
+      request: requestOfHeld(h),
+      response: responseOfHeld(h),
+      truncated: { request: h.cutRequest, response: h.cutResponse },
+      children: h.children,
+    };
   }
 
   /**
@@ -255,7 +333,9 @@ export class ExchangeCapture {
    * @returns the source, or undefined when unknown or evicted
    */
   replaySource(tunnel: string, id: string): ReplaySource | undefined {
-    return this.#scopes.get(tunnel)?.ring.get(id)?.replay;
+    const h = this.#scopes.get(tunnel)?.ring.get(id);
+    if (h === undefined) return undefined;
+    return { body: h.cutRequest || h.zk ? undefined : h.text, headers: h.headers };
   }
 
   /**
@@ -268,7 +348,8 @@ export class ExchangeCapture {
    *   the tunnel's mode; `timeoutMs` to read the answer (default 60 000)
    * @returns the new exchange's summary; `undefined` when `id` is unknown; `'not_replayable'` when there is no body
    *   to send (the original was cut at the cap or the tunnel is zero-knowledge) and no `request` was given
-   * @throws whatever `send` rejects with (e.g. `MCPP_TUNNEL_OFFLINE`)
+   * @throws McpPipeError `MCPP_CAPTURE_INVALID_REQUEST` when `request` is not an object or a non-empty batch;
+   *   whatever `send` rejects with (e.g. `MCPP_TUNNEL_OFFLINE`)
    */
   async replay(
     tunnel: string,
@@ -282,6 +363,9 @@ export class ExchangeCapture {
       timeoutMs?: number;
     },
   ): Promise<ExchangeSummary | 'not_replayable' | undefined> {
+    const edited = options.request;
+    if (edited !== undefined && (edited === null || typeof edited !== 'object' || isEmptyBatch(edited)))
+      throw invalidRequestError(edited);
     const source = this.replaySource(tunnel, id);
     if (source === undefined) return undefined;
     const body = options.request !== undefined ? JSON.stringify(options.request) : source.body;
@@ -349,7 +433,12 @@ export class ExchangeCapture {
   }
 }
 
-function matches(h: ExchangeSummary, f: ExchangeFilter): boolean {
+const isEmptyBatch = (v: object): boolean => Array.isArray(v) && v.length === 0;
+
+function matches(
+  h: Pick<ExchangeSummary, 'upstream' | 'method' | 'caller' | 'status'>,
+  f: ExchangeFilter,
+): boolean {
   if (f.upstream !== undefined && h.upstream !== f.upstream) return false;
   if (f.method !== undefined && h.method !== f.method) return false;
   if (f.caller !== undefined && h.caller !== f.caller) return false;

@@ -1,5 +1,5 @@
 import { createParser } from 'eventsource-parser';
-import { splitName } from '@mcppipe/namespace';
+import { isValidUpstreamName, splitName } from '@mcppipe/namespace';
 import type { CapturedBody, ExchangeStatus } from './types.js';
 
 type Message = Record<string, unknown>;
@@ -19,10 +19,23 @@ export interface ParsedExchange {
   name: string | null;
   upstream: string | null;
   status: ExchangeStatus;
+  /** The request body as text (what was parsed), or undefined when it was cut. */
+  requestText?: string | undefined;
+  /** The kept response bytes as text. */
+  responseText?: string;
+  /**
+   * True when the response body was not parsed (with `lazyResponse`): a plain JSON answer that cannot carry an
+   * error, an `isError` or a server→client request; `response` is then undefined and read by {@link responseOf}.
+   */
+  responseDeferred?: boolean;
 }
 
+/** @internal The kept bytes, in one buffer (no copy for one chunk). */
+export const bytesOf = (body: CapturedBody): Buffer =>
+  body.chunks.length === 1 ? body.chunks[0]! : Buffer.concat(body.chunks);
+
 /** @internal The kept bytes as text. */
-export const textOf = (body: CapturedBody): string => Buffer.concat(body.chunks).toString('utf8');
+export const textOf = (body: CapturedBody): string => bytesOf(body).toString('utf8');
 
 const parseJson = (text: string): unknown => {
   try {
@@ -74,48 +87,118 @@ export function classifyStatus(httpStatus: number, response: Message | undefined
 /** The upstream of an exposed name, or null when it is not namespaced (a single-upstream tunnel). */
 export function upstreamOf(name: string | null): string | null {
   if (name === null) return null;
-  try {
-    return splitName(name).upstream;
-  } catch {
-    return null;
-  }
+  const at = name.indexOf('__');
+  // checked first: splitName throws (a stack trace per call) for the plain names of a single-upstream tunnel
+  if (at < 1 || !isValidUpstreamName(name.slice(0, at))) return null;
+  return splitName(name).upstream;
 }
+
+const MARKERS = ['"error"', '"isError"', '"method"', '\\u'];
+
+/**
+ * @internal Whether a response body can be classified without parsing it: one JSON value (by its type, or by its
+ * first character when the type is unknown) that contains none of `"error"`, `"isError"`, `"method"` (so no
+ * JSON-RPC error, no `isError` result, no server→client request) and no `\\u` escape (that could spell one of them).
+ */
+export function plainJsonAnswer(text: string, contentType: string | undefined): boolean {
+  if (contentType === undefined ? !/^\s*[[{]/.test(text) : !contentType.includes('json')) return false;
+  for (const m of MARKERS) if (text.includes(m)) return false;
+  return true;
+}
+
+/**
+ * The JSON-RPC response to request `id` in a response body (what the Inspector shows).
+ *
+ * @param text - the response body
+ * @param contentType - its `content-type`
+ * @param id - the request's id (undefined: the first response)
+ * @returns the message, or undefined
+ */
+export function responseOf(text: string, contentType: string | undefined, id: unknown): Message | undefined {
+  return findResponse(responseMessages(text, contentType), id);
+}
+
+const requestBatch = (text: string | undefined): Message[] => {
+  const sent = text === undefined ? undefined : parseJson(text);
+  return (Array.isArray(sent) ? sent : [sent]).filter(isObject);
+};
+
+/**
+ * The request message of a request body, as {@link parseExchange} reports it (the first with a `method`, else the
+ * first of the batch).
+ *
+ * @param text - the request body
+ * @returns the message, or undefined when the body is not a JSON object or batch
+ */
+export function requestOf(text: string): Message | undefined {
+  const batch = requestBatch(text);
+  return batch.find((m) => typeof m['method'] === 'string') ?? batch[0];
+}
+
+const findResponse = (messages: Message[], id: unknown): Message | undefined =>
+  messages.find(
+    (m) =>
+      m['method'] === undefined && (id === undefined || m['id'] === id) && ('result' in m || 'error' in m),
+  );
 
 /**
  * Parses one exchange's kept bytes: the request's method and exposed name, the matching response, server→client
  * requests on an SSE response and client answers in the request, and the status.
  *
+ * The request body is parsed once; the response body at most once, and not at all with `lazyResponse` when it is
+ * a plain JSON answer (see `responseDeferred`): its status then follows from the HTTP status alone.
+ *
  * @param raw - the kept bodies, the HTTP status and the response content type
+ * @param options - `lazyResponse`: leave a plain JSON answer unparsed
  * @returns what they say
  */
-export function parseExchange(raw: {
-  request: CapturedBody;
-  response: CapturedBody;
-  httpStatus: number;
-  contentType: string | undefined;
-}): ParsedExchange {
-  const sent = raw.request.truncated ? undefined : parseJson(textOf(raw.request));
-  const batch = (Array.isArray(sent) ? sent : [sent]).filter(isObject);
+export function parseExchange(
+  raw: {
+    request: CapturedBody;
+    response: CapturedBody;
+    httpStatus: number;
+    contentType: string | undefined;
+  },
+  options: { lazyResponse?: boolean } = {},
+): ParsedExchange {
+  const requestText = raw.request.truncated ? undefined : textOf(raw.request);
+  const batch = requestBatch(requestText);
   const request = batch.find((m) => typeof m['method'] === 'string');
   const answers = batch.filter((m) => m['method'] === undefined && m['id'] !== undefined);
-  const messages = responseMessages(textOf(raw.response), raw.contentType);
-  const id = request?.['id'];
-  const response = messages.find(
-    (m) =>
-      m['method'] === undefined && (id === undefined || m['id'] === id) && ('result' in m || 'error' in m),
-  );
-  const serverRequests = messages.filter((m) => typeof m['method'] === 'string' && m['id'] !== undefined);
   const params = request?.['params'];
   const named = isObject(params) && typeof params['name'] === 'string' ? params['name'] : null;
   const method = typeof request?.['method'] === 'string' ? request['method'] : null;
+  const upstream = upstreamOf(named);
+  const text = textOf(raw.response);
+  if (options.lazyResponse === true && plainJsonAnswer(text, raw.contentType))
+    return {
+      request: request ?? batch[0],
+      answers,
+      method,
+      name: named,
+      upstream,
+      requestText,
+      responseText: text,
+      response: undefined,
+      responseDeferred: true,
+      serverRequests: [],
+      status: classifyStatus(raw.httpStatus, undefined),
+    };
+  const messages = responseMessages(text, raw.contentType);
+  const id = request?.['id'];
+  const response = findResponse(messages, id);
+  const serverRequests = messages.filter((m) => typeof m['method'] === 'string' && m['id'] !== undefined);
+  const status = classifyStatus(raw.httpStatus, response);
   return {
     request: request ?? batch[0],
-    response,
-    serverRequests,
     answers,
     method,
     name: named,
-    upstream: upstreamOf(named),
-    status: classifyStatus(raw.httpStatus, response),
+    upstream,
+    requestText,
+    responseText: text,
+    response,
+    serverRequests,
+    status,
   };
 }

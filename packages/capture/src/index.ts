@@ -13,6 +13,7 @@
  * @module
  */
 export { ExchangeCapture } from './capture.js';
+export type { CaptureErrorCode } from './errors.js';
 export type { ExchangeCaptureOptions, ExchangeFilter, ReplaySource } from './capture.js';
 export { tapExchange } from './tap.js';
 export { replayRequestHeaders, runReplay } from './replay.js';

@@ -1,3 +1,5 @@
+import { invalidOptionsError } from './errors.js';
+
 /** Anything the ring can hold: an id and what it costs in bytes. */
 export interface RingEntry {
   id: string;
@@ -10,22 +12,20 @@ export interface RingEntry {
  */
 export class BoundedRing<T extends RingEntry> {
   readonly #entries: T[] = [];
-  readonly #byId = new Map<string, T>();
   #head = 0;
   #bytes = 0;
 
   /**
    * @param maxCount - entries kept
    * @param maxBytes - bytes kept (the sum of `sizeBytes`)
-   * @throws TypeError when a bound is not a positive integer
+   * @throws McpPipeError `MCPP_CAPTURE_INVALID_OPTIONS` when a bound is not a positive integer
    */
   constructor(
     readonly maxCount: number,
     readonly maxBytes: number,
   ) {
     for (const [k, v] of Object.entries({ maxCount, maxBytes }))
-      if (!Number.isInteger(v) || v < 1)
-        throw new TypeError(`BoundedRing: ${k} must be a positive integer, got ${v}`);
+      if (!Number.isInteger(v) || v < 1) throw invalidOptionsError(k, v, 'a positive integer');
   }
 
   /** Entries held. */
@@ -45,26 +45,30 @@ export class BoundedRing<T extends RingEntry> {
    */
   push(entry: T): void {
     this.#entries.push(entry);
-    this.#byId.set(entry.id, entry);
     this.#bytes += entry.sizeBytes;
     while (this.size > 1 && (this.size > this.maxCount || this.#bytes > this.maxBytes)) {
       const old = this.#entries[this.#head]!;
       this.#head++;
       this.#bytes -= old.sizeBytes;
-      this.#byId.delete(old.id);
     }
     if (this.#head > 1024 && this.#head * 2 > this.#entries.length) {
+      // evicted slots are released in blocks: amortized O(1) per push
       this.#entries.splice(0, this.#head);
       this.#head = 0;
     }
   }
 
   /**
+   * Finds an entry by id, newest first (no index kept: a push stays O(1) without a map to update on every call,
+   * and a lookup is one pass over at most `maxCount` entries, for the Inspector, not per call).
+   *
    * @param id - an entry id
    * @returns the entry, if still held
    */
   get(id: string): T | undefined {
-    return this.#byId.get(id);
+    for (let i = this.#entries.length - 1; i >= this.#head; i--)
+      if (this.#entries[i]!.id === id) return this.#entries[i];
+    return undefined;
   }
 
   /** @returns the entries, newest first */

@@ -26,11 +26,7 @@ interface Series {
 }
 
 /** Adds one call to the newest bucket (a new one for a new `slot`), dropping slots more than `kept` older. */
-function add(
-  buckets: Bucket[],
-  [slot, kept]: [number, number],
-  call: { durationMs: number; error: boolean },
-): void {
+function add(buckets: Bucket[], [slot, kept]: [number, number], call: { bin: number; error: boolean }): void {
   let b = buckets.at(-1);
   if (b === undefined || b.slot < slot) {
     b = { slot, calls: 0, errors: 0, hist: new Uint32Array(HISTOGRAM_BINS) };
@@ -41,7 +37,7 @@ function add(
   } // a late record (b.slot > slot: clock skew between tap and record) counts in the newest bucket
   b.calls++;
   if (call.error) b.errors++;
-  b.hist[binOf(call.durationMs)]!++;
+  b.hist[call.bin]!++;
 }
 
 /**
@@ -76,8 +72,9 @@ export class ToolStats {
     let s = this.#series.get(call.name);
     if (s === undefined)
       this.#series.set(call.name, (s = { upstream: call.upstream, name: call.name, minutes: [], hours: [] }));
-    add(s.minutes, [Math.floor(call.at / MINUTE_MS), MINUTE_WINDOW_LIMIT], call);
-    add(s.hours, [Math.floor(call.at / HOUR_MS), KEPT_HOURS], call);
+    const counted = { bin: binOf(call.durationMs), error: call.error };
+    add(s.minutes, [Math.floor(call.at / MINUTE_MS), MINUTE_WINDOW_LIMIT], counted);
+    add(s.hours, [Math.floor(call.at / HOUR_MS), KEPT_HOURS], counted);
   }
 
   /**

@@ -13,37 +13,70 @@ export interface TapOptions extends ExchangeContext {
 const REPLAY_HEADERS = ['mcp-session-id', 'mcp-protocol-version', 'mcp-method'] as const;
 
 /** @internal A body collector: keeps references to the first `cap` bytes (no copy), counts the rest. */
-export function bodySink(cap: number, keep: boolean): CapturedBody & { push(chunk: Buffer): void } {
-  const body = {
-    bytes: 0,
-    truncated: false,
-    chunks: [] as Buffer[],
-    push(chunk: Buffer) {
-      const room = cap - body.bytes;
-      body.bytes += chunk.length;
-      if (!keep) return;
-      if (room >= chunk.length) body.chunks.push(chunk);
-      else {
-        body.truncated = true;
-        if (room > 0) body.chunks.push(chunk.subarray(0, room));
-      }
-    },
-  };
-  return body;
+export class BodySink implements CapturedBody {
+  bytes = 0;
+  truncated = false;
+  chunks: Buffer[] = [];
+
+  /**
+   * @param cap - bytes kept
+   * @param keep - false: count only (zero-knowledge)
+   */
+  constructor(
+    private readonly cap: number,
+    private readonly keep: boolean,
+  ) {}
+
+  /** @param chunk - the next chunk, kept by reference while under the cap, counted past it */
+  push(chunk: Buffer): void {
+    const room = this.cap - this.bytes;
+    this.bytes += chunk.length;
+    if (!this.keep) return;
+    if (room >= chunk.length) this.chunks.push(chunk);
+    else {
+      this.truncated = true;
+      if (room > 0) this.chunks.push(chunk.subarray(0, room));
+    }
+  }
+
+  /**
+   * A chunk as `res.write` takes it: a string is encoded only while there is room under the cap (and only counted
+   * past it, or for zero-knowledge tunnels).
+   *
+   * @param chunk - a Buffer, a Uint8Array or a string (anything else is ignored)
+   * @param encoding - the string's encoding (default utf8)
+   */
+  add(chunk: unknown, encoding: unknown): void {
+    if (Buffer.isBuffer(chunk)) return this.push(chunk);
+    if (typeof chunk === 'string') {
+      const enc = typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8';
+      if (this.keep && this.bytes < this.cap) return this.push(Buffer.from(chunk, enc));
+      const n = Buffer.byteLength(chunk, enc);
+      if (this.keep && n > 0) this.truncated = true;
+      this.bytes += n;
+    } else if (chunk instanceof Uint8Array)
+      this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+  }
 }
 
-const toBuffer = (chunk: unknown, encoding: unknown): Buffer | undefined => {
-  if (Buffer.isBuffer(chunk)) return chunk;
-  if (typeof chunk === 'string')
-    return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-  if (chunk instanceof Uint8Array) return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-  return undefined;
+/** @internal A body collector (see {@link BodySink}). */
+export const bodySink = (cap: number, keep: boolean): BodySink => new BodySink(cap, keep);
+
+/** Exchanges closed this turn, recorded together on the next one (one `setImmediate` per turn, not per exchange). */
+let due: (() => void)[] = [];
+const runDue = () => {
+  const now = due;
+  due = [];
+  for (const fn of now) fn();
+};
+const later = (fn: () => void) => {
+  if (due.push(fn) === 1) setImmediate(runDue);
 };
 
 /**
  * Tees one forwarded exchange without touching its bytes: the request's chunks as they are read, the response's as
  * they are written (kept by reference up to the cap, counted beyond it), nothing parsed. When the response has
- * closed, `onDone` runs on a later turn (`setImmediate`), after the agent has its answer, with the raw exchange.
+ * closed, `onDone` runs on a later turn (one `setImmediate` for the exchanges closed in a turn), after the agent has its answer, with the raw exchange.
  * Call it before the request is piped anywhere. Zero-knowledge tunnels keep no bytes, only counts (T7).
  *
  * @param exchange - `req`: the public request (not yet read); `res`: the public response (nothing written yet)
@@ -62,18 +95,17 @@ export function tapExchange(
   const request = bodySink(cap, keep);
   const response = bodySink(cap, keep);
   req.on('data', (chunk: Buffer) => request.push(chunk));
-  const { write, end } = res;
-  res.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
-    const b = toBuffer(chunk, rest[0]);
-    if (b) response.push(b);
-    return (write as (...a: unknown[]) => boolean).call(this, chunk, ...rest);
+  const write = res.write as (c: unknown, e: unknown, cb: unknown) => boolean;
+  const end = res.end as (c: unknown, e: unknown, cb: unknown) => ServerResponse;
+  res.write = function (chunk: unknown, encoding?: unknown, cb?: unknown) {
+    response.add(chunk, encoding);
+    return write.call(res, chunk, encoding, cb);
   } as ServerResponse['write'];
-  res.end = function (this: ServerResponse, chunk?: unknown, ...rest: unknown[]) {
-    const b = typeof chunk === 'function' ? undefined : toBuffer(chunk, rest[0]);
-    if (b) response.push(b);
-    return (end as (...a: unknown[]) => ServerResponse).call(this, chunk, ...rest);
+  res.end = function (chunk?: unknown, encoding?: unknown, cb?: unknown) {
+    response.add(chunk, encoding);
+    return end.call(res, chunk, encoding, cb);
   } as ServerResponse['end'];
-  res.once('close', () => {
+  res.on('close', () => {
     const durationMs = now() - startedAt;
     const replayHeaders: Record<string, string> = {};
     for (const h of REPLAY_HEADERS) {
@@ -84,8 +116,6 @@ export function tapExchange(
     const raw: RawExchange = {
       caller: options.caller,
       zeroKnowledge: options.zeroKnowledge,
-      ...(options.captureValues !== undefined && { captureValues: options.captureValues }),
-      ...(options.replayOf !== undefined && { replayOf: options.replayOf }),
       startedAt,
       durationMs,
       httpStatus: res.headersSent ? res.statusCode : 499,
@@ -95,7 +125,10 @@ export function tapExchange(
       request,
       response,
     };
-    setImmediate(() => onDone(raw));
+    // assigned, not spread: a spread per exchange costs an object clone on the relay
+    if (options.captureValues !== undefined) raw.captureValues = options.captureValues;
+    if (options.replayOf !== undefined) raw.replayOf = options.replayOf;
+    later(() => onDone(raw));
   });
 }
 

@@ -146,6 +146,12 @@ export const errorCodes = {
   /** No pinned tool has this upstream and name; list the tools first (E4). */
   MCPP_EVENTS_UNKNOWN_TOOL: '@mcppipe/events',
 
+  // ── @mcppipe/capture ──────────────────────────────────────────────────────────────
+  /** A capture option is invalid: a ring bound (`MCPPIPE_CAPTURE_MAX_EXCHANGES`, `MCPPIPE_CAPTURE_MAX_BYTES`) is not a positive integer or the body cap (`MCPPIPE_CAPTURE_BODY_CAP_BYTES`) not a non-negative one (D3); the message names it. */
+  MCPP_CAPTURE_INVALID_OPTIONS: '@mcppipe/capture',
+  /** An edited replay request is not a JSON-RPC message (an object, or a non-empty batch); send `{"request": {…}}`. */
+  MCPP_CAPTURE_INVALID_REQUEST: '@mcppipe/capture',
+
   // ── apps ──────────────────────────────────────────────────────────────────────────
   /** A command-line flag or argument is invalid; the message says which and how to fix it. */
   MCPP_CLI_USAGE: 'mcppipe',

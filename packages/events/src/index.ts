@@ -4,6 +4,7 @@
  *
  * - {@link EventHub}: typed events with ids and timestamps, a bounded replay buffer, subscribers (E1).
  * - {@link openEventStream}: Server-Sent Events on a Node `ServerResponse`, `Last-Event-ID` resume, pings (E2).
+ * - {@link openSseStream}: the one SSE writer under it (headers, pings, backpressure), also the relay's Live stream.
  * - {@link WebhookDeliverer}: subscriptions and Standard Webhooks deliveries with retries and a log (E3).
  * - {@link ToolPins}: tool definition pins, `tool.changed`, holding changed tools back (E4).
  * - {@link EventsStore}: the tiny persistence interface; {@link JsonFileEventsStore} is the file one.
@@ -24,8 +25,8 @@ export type {
 export { EVENT_TYPES } from './types.js';
 export { EventHub } from './hub.js';
 export type { EventHubOptions, EventListener, SubscribeOptions } from './hub.js';
-export { formatSseEvent, openEventStream } from './sse.js';
-export type { EventStream, EventStreamOptions } from './sse.js';
+export { formatSseEvent, openEventStream, openSseStream } from './sse.js';
+export type { EventStream, EventStreamOptions, SseStream, SseStreamOptions } from './sse.js';
 export { WebhookDeliverer } from './webhooks.js';
 export type { DeliveryRecord, WebhookDelivererOptions, WebhookSubscription } from './webhooks.js';
 export { nodeTransport } from './transport.js';

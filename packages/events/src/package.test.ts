@@ -28,6 +28,7 @@ describe('public surface', () => {
         "isPrivateAddress",
         "nodeTransport",
         "openEventStream",
+        "openSseStream",
         "resolvePublic",
         "serveEventScope",
         "stateChangedData",

@@ -2,7 +2,7 @@ import { createServer, request, type IncomingMessage, type Server } from 'node:h
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EventHub } from './hub.js';
-import { openEventStream } from './sse.js';
+import { openEventStream, openSseStream, type SseStream } from './sse.js';
 
 const cleanup: (() => unknown)[] = [];
 afterEach(async () => {
@@ -69,5 +69,38 @@ describe('openEventStream', () => {
     expect(text).toContain(`id: ${live.id}\n`);
     while (hub.subscriberCount > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(hub.subscriberCount).toBe(0);
+  });
+});
+
+describe('openSseStream (the one SSE writer)', () => {
+  it('writes frames and Buffers, pings, and drops a client that falls behind by more than maxBufferedBytes', async () => {
+    const streams: SseStream[] = [];
+    const server: Server = createServer((_req, res) =>
+      streams.push(openSseStream(res, { pingMs: 20, maxBufferedBytes: 64 * 1024 })),
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanup.push(() => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(r));
+    });
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const reading = read(url, {}, (t) => t.includes('data: two') && t.includes(': ping'));
+    while (streams.length === 0) await new Promise((r) => setTimeout(r, 5));
+    streams[0]!.write('event: x\ndata: one\n\n');
+    streams[0]!.write(Buffer.from('event: x\ndata: two\n\n'));
+    const { res, text } = await reading;
+    expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(text.startsWith(': connected\n\nevent: x\ndata: one\n\nevent: x\ndata: two\n\n')).toBe(true);
+    // a client that never reads: the writer closes the stream once its buffer passes the bound
+    const stalled = request(url, () => {}); // the response is never consumed
+    stalled.on('error', () => {});
+    stalled.end();
+    cleanup.push(() => stalled.destroy());
+    while (streams.length < 2) await new Promise((r) => setTimeout(r, 5));
+    const slow = streams[1]!;
+    const frame = Buffer.alloc(16 * 1024, 'a');
+    for (let i = 0; i < 1000 && !slow.ended; i++) slow.write(frame);
+    expect(slow.ended).toBe(true);
+    await slow.closed;
   });
 });

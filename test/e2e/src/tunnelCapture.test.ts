@@ -258,6 +258,11 @@ describe('capture at the relay (issue 19)', () => {
       body: '{}',
     });
     expect(again.status).toBe(201);
+    const invalid = await api(`/api/tunnels/${TUNNEL}/exchanges/${original.id}/replay`, keys['alice']!, {
+      method: 'POST',
+      body: JSON.stringify({ request: 'not a message' }),
+    });
+    expect([invalid.status, invalid.body['error']]).toEqual([400, 'bad_request']);
     const second = await api(`/api/tunnels/${TUNNEL}/exchanges/${again.body['id'] as string}`);
     expect(JSON.stringify(second.body['response'])).toContain('faults: top secret value'); // the original values
   });

@@ -6,11 +6,12 @@
  * @module
  */
 import { replayRequestHeaders } from '@mcppipe/capture';
-import type { ExchangeCapture, ExchangeFilter, ExchangeSummary } from '@mcppipe/capture';
+import type { ExchangeCapture, ExchangeFilter } from '@mcppipe/capture';
 import { isMcpPipeError } from '@mcppipe/errors';
 import type { Tunnel } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerName } from './exchangesScope.js';
+import { LiveFanout } from './liveFanout.js';
 import { ownedTunnel } from './owned.js';
 
 /** What the capture routes need. */
@@ -31,13 +32,6 @@ export interface ExchangesDeps {
 type Params = { Params: { id: string; eid: string } };
 type ListQuery = { Params: { id: string }; Querystring: Record<string, string | undefined> };
 const STATUSES = new Set(['ok', 'error', 'isError']);
-const frames = new WeakMap<ExchangeSummary, string>();
-const frameOf = (s: ExchangeSummary): string => {
-  let f = frames.get(s);
-  if (f === undefined) frames.set(s, (f = `id: ${s.id}\nevent: exchange\ndata: ${JSON.stringify(s)}\n\n`));
-  return f;
-};
-const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 function filterOf(q: Record<string, string | undefined>): ExchangeFilter | string {
   const f: ExchangeFilter = {};
@@ -72,43 +66,13 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
     if (typeof filter === 'string') return reply.code(400).send({ error: 'bad_request', message: filter });
     return { exchanges: capture.list(id, filter) };
   });
-  const streams = new Set<() => void>();
-  app.addHook('preClose', async () => streams.forEach((close) => close()));
+  const live = new LiveFanout(capture, { ...(deps.pingMs !== undefined && { pingMs: deps.pingMs }) });
+  app.addHook('preClose', async () => live.closeAll());
   app.get<{ Params: { id: string } }>(`${base}/stream`, (req, reply) => {
     const id = owned(req, reply);
     if (id === undefined) return reply;
     reply.hijack();
-    const res = reply.raw;
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-store',
-      'x-accel-buffering': 'no',
-    });
-    let pending = '';
-    const flush = () => {
-      const out = pending;
-      pending = '';
-      if (res.writableEnded) return;
-      res.write(out);
-      if (res.writableLength > MAX_BUFFERED_BYTES) close(); // a client that falls behind is dropped
-    };
-    // frames of one turn go out in one write (busy tunnels); each summary is serialized once for every stream
-    const write = (frame: string) => {
-      if (pending === '') setImmediate(flush);
-      pending += frame;
-    };
-    const off = capture.subscribe(id, (s: ExchangeSummary) => write(frameOf(s)));
-    const ping = setInterval(() => write(': ping\n\n'), deps.pingMs ?? 15_000);
-    ping.unref();
-    const close = () => {
-      clearInterval(ping);
-      off();
-      streams.delete(close);
-      if (!res.writableEnded) res.end();
-    };
-    streams.add(close);
-    res.on('close', close);
-    write(': connected\n\n');
+    live.open(id, reply.raw);
     return reply;
   });
   app.get<Params>(`${base}/:eid`, async (req, reply) => {
@@ -160,6 +124,8 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
         });
       return reply.code(201).send(out);
     } catch (err) {
+      if (isMcpPipeError(err, 'MCPP_CAPTURE_INVALID_REQUEST'))
+        return reply.code(400).send({ error: 'bad_request', message: err.message });
       if (isMcpPipeError(err, 'MCPP_TUNNEL_OFFLINE'))
         return reply
           .code(503)

@@ -27,7 +27,7 @@ export const CAPTURE_ENV = {
  *
  * @param env - the environment
  * @returns the options, or false for `MCPPIPE_CAPTURE=off`; a value that is not an integer is passed on and refused
- *   by `ExchangeCapture` (TypeError)
+ *   by `ExchangeCapture` (`MCPP_CAPTURE_INVALID_OPTIONS`)
  */
 export function captureOptions(env: NodeJS.ProcessEnv): ExchangeCaptureOptions | false {
   if (env[CAPTURE_SWITCH_ENV] === 'off') return false;

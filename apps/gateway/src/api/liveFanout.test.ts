@@ -1,0 +1,102 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ExchangeCapture, type RawExchange } from '@mcppipe/capture';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LiveFanout } from './liveFanout.js';
+
+const raw = (i: number): RawExchange => {
+  const req = Buffer.from(
+    JSON.stringify({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'a__b' } }),
+  );
+  const res = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: i, result: { content: [] } }));
+  return {
+    caller: 'k',
+    zeroKnowledge: false,
+    startedAt: Date.now(),
+    durationMs: 1,
+    httpStatus: 200,
+    contentType: 'application/json',
+    sessionId: undefined,
+    replayHeaders: {},
+    request: { bytes: req.length, truncated: false, chunks: [req] },
+    response: { bytes: res.length, truncated: false, chunks: [res] },
+  };
+};
+
+const closers: (() => void)[] = [];
+afterEach(() => closers.splice(0).forEach((c) => c()));
+
+/** A loopback server whose every request is a Live stream of tunnel `t`; counts the writes of each response. */
+async function serve(live: LiveFanout) {
+  const writes: number[] = [];
+  const server = http.createServer((_req, res) => {
+    const n = writes.push(0) - 1;
+    const write = res.write.bind(res) as (c: unknown) => boolean;
+    res.write = ((c: unknown) => (writes[n]!++, write(c))) as typeof res.write;
+    live.open('t', res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  closers.push(() => server.close());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  return { url, writes };
+}
+
+function read(url: string, until: (text: string) => boolean): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(url, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => {
+        text += c.toString();
+        if (until(text)) {
+          req.destroy();
+          resolve(text);
+        }
+      });
+    });
+    req.on('error', reject);
+    setTimeout(() => reject(new Error('timed out')), 5_000).unref();
+  });
+}
+
+describe('LiveFanout', () => {
+  it('sends every exchange to every stream, frames of a batch in one write per stream', async () => {
+    const capture = new ExchangeCapture();
+    const live = new LiveFanout(capture, { flushMs: 50 });
+    closers.push(() => live.closeAll());
+    const { url, writes } = await serve(live);
+    const readers = [0, 1, 2].map(() => read(url, (t) => (t.match(/event: exchange/g) ?? []).length === 20));
+    while (writes.length < 3) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    const ids = Array.from({ length: 20 }, (_, i) => capture.record('t', raw(i))!.id);
+    const texts = await Promise.all(readers);
+    for (const text of texts) {
+      expect(text.startsWith(': connected\n\n')).toBe(true);
+      expect([...text.matchAll(/^id: (ex_\w+)$/gm)].map((m) => m[1])).toEqual(ids);
+      const first = /^data: (.*)$/m.exec(text)![1]!;
+      expect(JSON.parse(first)).toMatchObject({ id: ids[0], name: 'a__b', upstream: 'a', status: 'ok' });
+    }
+    expect(writes).toEqual([2, 2, 2]); // `: connected`, then the 20 frames together
+  });
+
+  it('unsubscribes from the capture when the last stream of a tunnel closes', async () => {
+    let subscribed = 0;
+    const capture = new ExchangeCapture();
+    const subscribe = capture.subscribe.bind(capture);
+    capture.subscribe = (tunnel, fn) => {
+      subscribed++;
+      const off = subscribe(tunnel, fn);
+      return () => (subscribed--, off());
+    };
+    const live = new LiveFanout(capture, { flushMs: 10 });
+    const { url } = await serve(live);
+    await Promise.all([read(url, (t) => t.includes(':')), read(url, (t) => t.includes(':'))]);
+    for (let i = 0; i < 50 && subscribed > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(subscribed).toBe(0);
+    const again = read(url, (t) => t.includes('event: exchange'));
+    while (subscribed === 0) await new Promise((r) => setTimeout(r, 10));
+    expect(subscribed).toBe(1); // one subscription for the tunnel, however many streams
+    capture.record('t', raw(1));
+    expect(await again).toContain('"name":"a__b"');
+    live.closeAll();
+  });
+});

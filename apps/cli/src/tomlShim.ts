@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { trace } from './up/trace.js';
 
 /** The `toml` package's one export. */
 interface TomlModule {
@@ -24,7 +25,10 @@ let toml: TomlModule | undefined;
  * @throws the parser's own errors (peggy `SyntaxError` with `location`, compiler errors with `line`/`column`)
  */
 export function parse(input: string): unknown {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- inlined by esbuild, evaluated here on first use
-  toml ??= require('toml') as TomlModule;
+  if (toml === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- inlined by esbuild, evaluated here on first use
+    toml = require('toml') as TomlModule;
+    trace('toml parser loaded');
+  }
   return toml.parse(input);
 }

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'tsup';
 import { baseConfig } from '../../tsup.config.base.js';
@@ -12,6 +13,24 @@ const lazySdkValidator = {
     build.onResolve({ filter: /^@modelcontextprotocol\/(client|server)\/_shims$/ }, () => ({
       path: fileURLToPath(new URL('src/sdkShims.ts', import.meta.url)),
     }));
+  },
+};
+
+const tomlShim = fileURLToPath(new URL('src/tomlShim.ts', import.meta.url));
+
+/**
+ * `toml` (imported by `@mcppipe/config`) resolved to src/tomlShim.ts, which evaluates the parser on the first TOML
+ * text; the shim's own `require('toml')` resolves to the real package (a dependency of `@mcppipe/config`).
+ */
+const lazyToml = {
+  name: 'mcppipe-lazy-toml',
+  setup(build: {
+    onResolve(o: { filter: RegExp }, cb: (a: { importer: string }) => { path: string }): void;
+  }) {
+    const real = createRequire(new URL('../../packages/config/package.json', import.meta.url)).resolve(
+      'toml',
+    );
+    build.onResolve({ filter: /^toml$/ }, (a) => ({ path: a.importer === tomlShim ? real : tomlShim }));
   },
 };
 
@@ -32,7 +51,7 @@ export default defineConfig({
   entry: ['src/index.ts', 'src/cli.ts'],
   splitting: true,
   noExternal: [/^@mcppipe\//, /^@modelcontextprotocol\//, /^pino$/],
-  esbuildPlugins: [lazySdkValidator],
+  esbuildPlugins: [lazySdkValidator, lazyToml],
   // inlined CommonJS (cross-spawn, pino) calls `require` for Node's modules and for pino
   banner: {
     js: "import { createRequire as __mcppipeCreateRequire } from 'node:module';\nconst require = __mcppipeCreateRequire(import.meta.url);",

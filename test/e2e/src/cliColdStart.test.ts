@@ -2,6 +2,9 @@
 // it loads yargs and the serving side, hands those very processes to the supervisor, and leaves none behind when it
 // exits with a usage error. Only the order of events is checked, never their timing.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { cliPath, fixturePath, isPidRunning, runCli, startCli } from '@mcppipe/test-utils';
 import { describe, expect, it } from 'vitest';
 
@@ -30,6 +33,22 @@ describe('mcppipe up: cold start order', () => {
     expect(names).not.toContain('upstream spawned'); // no second spawn
     expect(names.lastIndexOf('upstream handed over')).toBeLessThan(at('serving modules loaded'));
     expect(at('serving modules loaded')).toBeLessThan(at('listening'));
+    expect(names).not.toContain('toml parser loaded'); // no TOML read: the bundled parser never runs
+  });
+
+  it('evaluates the TOML parser only when an upstreams file is read, before the early spawn', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mcppipe-cold-'));
+    try {
+      const file = join(dir, 'up.toml');
+      writeFileSync(file, `[upstreams.a]\nstdio = ${JSON.stringify(stdio('a').slice(2))}\n`);
+      await using cli = await startCli(['--upstreams-file', file], { env: trace });
+      const names = events(cli.stderr()).map((e) => e.event);
+      expect(names.filter((n) => n === 'toml parser loaded')).toHaveLength(1);
+      expect(names.indexOf('toml parser loaded')).toBeLessThan(names.indexOf('early upstream spawned'));
+      expect(names).toContain('listening');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('kills the early upstreams when the command line turns out to be a usage error', async () => {

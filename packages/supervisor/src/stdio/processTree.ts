@@ -1,5 +1,5 @@
 import { readFile, readdir } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 
 /** One process as read from `/proc/<pid>/stat`. */
 export interface ProcessInfo {
@@ -80,6 +80,11 @@ export async function readEnvironment(pid: number): Promise<Map<string, string> 
   } catch {
     return undefined;
   }
+  return markedEnvironment(raw);
+}
+
+/** The `MCPPIPE_*` entries of a `/proc/<pid>/environ` text (NUL-separated `NAME=value`). */
+function markedEnvironment(raw: string): Map<string, string> {
   const env = new Map<string, string>();
   for (const entry of raw.split('\0')) {
     const eq = entry.indexOf('=');
@@ -184,6 +189,58 @@ export async function killProcesses(procs: ProcessInfo[], graceMs: number): Prom
   return procs.map((p) => p.pid);
 }
 
+/** Reads one process's stat line synchronously; undefined when it is gone or unreadable. */
+function readProcessSync(pid: number): ProcessInfo | undefined {
+  try {
+    return parseStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+const MARK_PID_BYTES = Buffer.from(`${MARK_PID}=`, 'latin1');
+
+/**
+ * The processes marked by a supervisor process that is gone: its pid is not running, or runs with another start time
+ * (pid reuse). Reads `/proc` synchronously: one `environ` per process (a few microseconds each, where each
+ * `fs.promises` read waited for the event loop of a process that is starting), and `stat` only for the marked few
+ * and their owners (cold start, issue 21).
+ */
+function findOrphans(): ProcessInfo[] {
+  let names: string[];
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const starts = new Map<number, string | undefined>();
+  const ownerStart = (pid: number): string | undefined => {
+    if (!starts.has(pid)) starts.set(pid, readProcessSync(pid)?.startTime);
+    return starts.get(pid);
+  };
+  const orphans: ProcessInfo[] = [];
+  for (const name of names) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    let raw: Buffer;
+    try {
+      raw = readFileSync(`/proc/${pid}/environ`);
+    } catch {
+      continue; // gone, or another user's
+    }
+    if (raw.indexOf(MARK_PID_BYTES) < 0) continue;
+    const env = markedEnvironment(raw.toString('latin1'));
+    const owner = Number(env.get(MARK_PID));
+    if (!Number.isInteger(owner) || owner <= 0) continue;
+    const info = readProcessSync(pid);
+    if (info === undefined || info.state === 'Z') continue;
+    const recorded = env.get(MARK_START) ?? '';
+    const live = ownerStart(owner);
+    if (live === undefined || (recorded !== '' && live !== recorded)) orphans.push(info);
+  }
+  return orphans;
+}
+
 /**
  * Finds processes left by a supervisor process that is gone (crashed, SIGKILLed) — marked with its pid and start
  * time in their environment — and kills them. A supervisor that is still running is never touched.
@@ -193,21 +250,6 @@ export async function killProcesses(procs: ProcessInfo[], graceMs: number): Prom
  */
 export async function reapOrphans(graceMs = 1_000): Promise<number[]> {
   if (!hasProcFs()) return [];
-  const starts = new Map<number, string | undefined>();
-  const ownerStart = async (pid: number): Promise<string | undefined> => {
-    if (!starts.has(pid)) starts.set(pid, (await readProcess(pid))?.startTime);
-    return starts.get(pid);
-  };
-  const candidates = await findMarked((env) => env.has(MARK_PID));
-  const orphans: ProcessInfo[] = [];
-  for (const p of candidates) {
-    const env = await readEnvironment(p.pid);
-    const owner = Number(env?.get(MARK_PID));
-    if (!Number.isInteger(owner) || owner <= 0) continue;
-    const recorded = env?.get(MARK_START) ?? '';
-    const live = await ownerStart(owner);
-    const ownerGone = live === undefined || (recorded !== '' && live !== recorded);
-    if (ownerGone) orphans.push(p);
-  }
+  const orphans = findOrphans();
   return orphans.length === 0 ? [] : killProcesses(orphans, graceMs);
 }

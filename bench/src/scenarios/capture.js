@@ -7,9 +7,8 @@
 // of one round's two back-to-back runs), the CPU values the medians of the rounds'.
 // The tunnel's CLI side runs in this process (`connectTunnel` with an in-process handler that answers at once), so
 // the relay's CPU is the measured part. Self-contained: it shares nothing with the tunnel scenarios (R7/R8) yet.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -96,20 +95,44 @@ async function startRelay(label, env, nodeArgs = []) {
 
 const relayCpu = (r) => `, relay CPU ${cpuPerCall([r], 't').self.toFixed(3)} ms/call`;
 
-/** Opens `n` Live streams on a relay; each reads everything to the end. */
-function openLive(relay, n) {
-  const reqs = [];
+/** The Live dashboards' reader: opens `n` streams and reads each to the end; prints the byte count on SIGTERM. */
+const LIVE_READER = `
+const http = require('node:http');
+const [url, key, n] = process.argv.slice(1);
+let bytes = 0;
+for (let i = 0; i < Number(n); i++)
+  http.get(url, { headers: { authorization: 'Bearer ' + key } }, (res) => res.on('data', (c) => (bytes += c.length)))
+    .on('error', () => {});
+process.on('SIGTERM', () => { process.stdout.write(String(bytes)); process.exit(0); });
+process.stdout.write('ready\\n');
+`;
+
+/**
+ * Opens `n` Live streams on a relay from a separate process (so reading them does not slow this process, which is
+ * the load generator and the tunnel's CLI side); each reads everything to the end.
+ */
+async function openLive(relay, n) {
+  const child = spawn(
+    process.execPath,
+    ['-e', LIVE_READER, `${relay.base}/api/tunnels/${TUNNEL}/exchanges/stream`, relay.key, String(n)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.on('data', () => out.includes('ready') && resolve());
+  });
   let bytes = 0;
-  for (let i = 0; i < n; i++) {
-    const req = http.get(
-      `${relay.base}/api/tunnels/${TUNNEL}/exchanges/stream`,
-      { headers: { authorization: `Bearer ${relay.key}` } },
-      (res) => res.on('data', (c) => (bytes += c.length)),
-    );
-    req.on('error', () => {});
-    reqs.push(req);
-  }
-  return { bytes: () => bytes, close: () => reqs.forEach((r) => r.destroy()) };
+  return {
+    bytes: () => bytes,
+    close: async () => {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      bytes = Number(out.slice(out.indexOf('\n') + 1)) || 0;
+    },
+  };
 }
 
 /** Median time of the 24 h stats query over `count` calls recorded by ToolStats (the capture's own aggregation). */
@@ -195,7 +218,7 @@ export async function capture(cfg, log, options = {}) {
       runs.on.push(r.on);
       runs.off.push(r.off);
     }
-    const live = openLive(on, LIVE_DASHBOARDS);
+    const live = await openLive(on, LIVE_DASHBOARDS);
     try {
       await new Promise((r) => setTimeout(r, 500));
       for (let n = 0; n < rounds; n++) {
@@ -206,7 +229,7 @@ export async function capture(cfg, log, options = {}) {
         runs.liveOff.push(r.off);
       }
     } finally {
-      live.close();
+      await live.close();
     }
     // per round: CPU per call of each side, and their ratio (the two sides of a round ran back to back); the
     // reported values are medians over the rounds, so one round disturbed by the machine's load does not decide

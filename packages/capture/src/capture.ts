@@ -342,7 +342,8 @@ export class ExchangeCapture {
 
   /**
    * A tunnel's exchanges from the ring shared by the nodes (whichever node holds the tunnel), newest first, after
-   * this node's pending writes; without a shared ring, {@link list}.
+   * this node's pending writes; without a shared ring, or while the store is away on the node holding the tunnel,
+   * {@link list}.
    *
    * @param tunnel - the tunnel id
    * @param filter - upstream, method, status, caller, limit
@@ -354,7 +355,13 @@ export class ExchangeCapture {
     await this.#shared.flush();
     const limit = filter.limit ?? 100;
     if (limit <= 0) return [];
-    const all = await this.#shared.ring.list(tunnel, isUnfiltered(filter) ? limit : undefined);
+    let all: ExchangeDetail[];
+    try {
+      all = await this.#shared.ring.list(tunnel, isUnfiltered(filter) ? limit : undefined);
+    } catch (err) {
+      if (this.#scopes.has(tunnel)) return this.list(tunnel, filter); // the store is away: this node's own ring
+      throw err;
+    }
     const out: ExchangeSummary[] = [];
     for (const d of all) {
       if (!matches(d, filter)) continue;
@@ -375,7 +382,10 @@ export class ExchangeCapture {
    */
   async getShared(tunnel: string, id: string): Promise<ExchangeDetail | undefined> {
     if (this.#shared === undefined) return this.get(tunnel, id);
-    return this.get(tunnel, id) ?? (await this.#shared.flush(), await this.#shared.ring.get(tunnel, id));
+    const local = this.get(tunnel, id);
+    if (local !== undefined) return local;
+    await this.#shared.flush();
+    return this.#shared.ring.get(tunnel, id);
   }
 
   /**

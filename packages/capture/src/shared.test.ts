@@ -81,5 +81,10 @@ describe('the shared ring (issue 20): batched writes, reads after a flush', () =
     await capture.flushShared();
     expect(errors).toHaveLength(1);
     expect(capture.list('a')).toHaveLength(1);
+    ring.list = async () => {
+      throw new Error('store away');
+    };
+    expect(await capture.listShared('a')).toEqual(capture.list('a')); // the owner node answers from its own ring
+    await expect(capture.listShared('elsewhere')).rejects.toThrow('store away');
   });
 });

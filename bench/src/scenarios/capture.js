@@ -8,6 +8,8 @@
 // The tunnel's CLI side runs in this process (`connectTunnel` with an in-process handler that answers at once), so
 // the relay's CPU is the measured part. Self-contained: it shares nothing with the tunnel scenarios (R7/R8) yet.
 import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -45,15 +47,46 @@ function echoHandler(req, res) {
   });
 }
 
+/**
+ * `MCPPIPE_BENCH_R10_REDIS=1`: each relay is a `--redis` node with a redis-server of its own (loopback, no
+ * persistence; both sides alike, so the ratio is the capture's cost on a Redis node, its shared ring included).
+ */
+async function startRedisFor(env) {
+  if (process.env.MCPPIPE_BENCH_R10_REDIS !== '1') return undefined;
+  const port = await freePort();
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  for (let i = 0; i < 100; i++) {
+    const up = await new Promise((r) => {
+      const s = connect({ host: '127.0.0.1', port }, () => (s.destroy(), r(true)));
+      s.on('error', () => r(false));
+    });
+    if (up) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  env.MCPPIPE_REDIS_URL = `redis://127.0.0.1:${port}`;
+  env.MCPPIPE_NODE_SECRET = randomBytes(32).toString('hex');
+  env.MCPPIPE_NODE_PORT = String(await freePort());
+  return child;
+}
+
 async function startRelay(label, env, nodeArgs = []) {
   const work = mkdtempSync(join(tmpdir(), `mcppipe-bench-r10-${label}-`));
   const dataDir = join(work, 'data');
+  env = { ...env };
+  const redis = await startRedisFor(env);
   const run = (args, input) =>
     execFileSync(process.execPath, [GATEWAY_CLI, ...args, '--data-dir', dataDir], {
       input,
       stdio: ['pipe', 'pipe', 'ignore'],
       encoding: 'utf8',
       timeout: 60_000,
+      env: { ...process.env, ...env },
     });
   run(['accounts', 'add', 'bench', '--password-stdin'], 'bench relay passphrase');
   const key = run(['keys', 'create', '--account', 'bench', '--name', 'bench']).trim();
@@ -90,7 +123,7 @@ async function startRelay(label, env, nodeArgs = []) {
     handler: echoHandler,
   });
   await tunnel.connected();
-  return { gw, tunnel, key, port, base };
+  return { gw, tunnel, key, port, base, redis };
 }
 
 const relayCpu = (r) => `, relay CPU ${cpuPerCall([r], 't').self.toFixed(3)} ms/call`;
@@ -265,6 +298,7 @@ export async function capture(cfg, log, options = {}) {
   } finally {
     await Promise.allSettled([on.tunnel.close(), off.tunnel.close()]);
     await Promise.allSettled([on.gw.stop(), off.gw.stop()]);
+    for (const r of [on, off]) r.redis?.kill();
   }
 }
 

@@ -11,6 +11,8 @@ import {
 import { invalidOptionsError, invalidRequestError } from './errors.js';
 import { redactMessage } from './redact.js';
 import { BoundedRing } from './ring.js';
+import { SharedWriter } from './shared.js';
+import type { SharedExchangeRing, SharedWriterOptions } from './shared.js';
 import { ToolStats } from './stats.js';
 import { tapExchange } from './tap.js';
 import type { TapOptions } from './tap.js';
@@ -36,6 +38,13 @@ export interface ExchangeCaptureOptions {
   bodyCapBytes?: number;
   /** Time source, epoch ms. Default `Date.now`. */
   now?: () => number;
+  /**
+   * Many nodes (issue 20, S1): every exchange is also written, batched, to this ring shared by the nodes, which
+   * {@link ExchangeCapture.listShared} and {@link ExchangeCapture.getShared} read. Unset: this node's ring only.
+   */
+  shared?: SharedExchangeRing;
+  /** Batching of the writes to `shared` (flush interval, batch size, error sink). */
+  sharedWrites?: SharedWriterOptions;
 }
 
 /** Filters of {@link ExchangeCapture.list} (all optional, combined with AND). */
@@ -146,6 +155,7 @@ export class ExchangeCapture {
   readonly #maxBytes: number;
   readonly #cap: number;
   readonly #now: () => number;
+  readonly #shared: SharedWriter<Held> | undefined;
   #seq = 0;
 
   /**
@@ -160,6 +170,7 @@ export class ExchangeCapture {
     new BoundedRing(this.#maxExchanges, this.#maxBytes); // validates the bounds now
     if (!Number.isInteger(this.#cap) || this.#cap < 0)
       throw invalidOptionsError('bodyCapBytes', this.#cap, 'a non-negative integer');
+    this.#shared = options.shared && new SharedWriter(options.shared, detailOf, options.sharedWrites);
   }
 
   #scope(tunnel: string): Scope {
@@ -267,6 +278,7 @@ export class ExchangeCapture {
         Math.min(raw.response.bytes, this.#cap),
     };
     scope.ring.push(held);
+    this.#shared?.add(tunnel, held);
     if (held.method === 'tools/call' && held.name !== null)
       scope.stats.record({
         name: held.name,
@@ -315,14 +327,65 @@ export class ExchangeCapture {
    */
   get(tunnel: string, id: string): ExchangeDetail | undefined {
     const h = this.#scopes.get(tunnel)?.ring.get(id);
-    if (h === undefined) return undefined;
-    return {
-      ...summaryOf(h),
-      request: requestOfHeld(h),
-      response: responseOfHeld(h),
-      truncated: { request: h.cutRequest, response: h.cutResponse },
-      children: h.children,
-    };
+    return h && detailOf(h);
+  }
+
+  /** Whether exchanges are also written to a ring shared by the nodes (`shared` option). */
+  get isShared(): boolean {
+    return this.#shared !== undefined;
+  }
+
+  /** Writes the exchanges not yet in the shared ring (a no-op without one). Never rejects. */
+  flushShared(): Promise<void> {
+    return this.#shared?.flush() ?? Promise.resolve();
+  }
+
+  /**
+   * A tunnel's exchanges from the ring shared by the nodes (whichever node holds the tunnel), newest first, after
+   * this node's pending writes; without a shared ring, or while the store is away on the node holding the tunnel,
+   * {@link list}.
+   *
+   * @param tunnel - the tunnel id
+   * @param filter - upstream, method, status, caller, limit
+   * @returns the summaries
+   * @throws McpPipeError `MCPP_STORE_UNAVAILABLE` (or another store error) when the shared ring cannot be read
+   */
+  async listShared(tunnel: string, filter: ExchangeFilter = {}): Promise<ExchangeSummary[]> {
+    if (this.#shared === undefined) return this.list(tunnel, filter);
+    await this.#shared.flush();
+    const limit = filter.limit ?? 100;
+    if (limit <= 0) return [];
+    let all: ExchangeDetail[];
+    try {
+      all = await this.#shared.ring.list(tunnel, isUnfiltered(filter) ? limit : undefined);
+    } catch (err) {
+      if (this.#scopes.has(tunnel)) return this.list(tunnel, filter); // the store is away: this node's own ring
+      throw err;
+    }
+    const out: ExchangeSummary[] = [];
+    for (const d of all) {
+      if (!matches(d, filter)) continue;
+      const { request: _q, response: _r, truncated: _t, children: _c, ...summary } = d;
+      out.push(summary);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /**
+   * One exchange from the ring shared by the nodes; without a shared ring, {@link get}.
+   *
+   * @param tunnel - the tunnel id
+   * @param id - the exchange id
+   * @returns the detail, or undefined when unknown or evicted
+   * @throws McpPipeError a store error when the shared ring cannot be read
+   */
+  async getShared(tunnel: string, id: string): Promise<ExchangeDetail | undefined> {
+    if (this.#shared === undefined) return this.get(tunnel, id);
+    const local = this.get(tunnel, id);
+    if (local !== undefined) return local;
+    await this.#shared.flush();
+    return this.#shared.ring.get(tunnel, id);
   }
 
   /**
@@ -434,6 +497,20 @@ export class ExchangeCapture {
 }
 
 const isEmptyBatch = (v: object): boolean => Array.isArray(v) && v.length === 0;
+
+const isUnfiltered = (f: ExchangeFilter): boolean =>
+  f.upstream === undefined && f.method === undefined && f.status === undefined && f.caller === undefined;
+
+/** The detail of a held exchange: what the Inspector shows, and what the shared ring keeps. */
+function detailOf(h: Held): ExchangeDetail {
+  return {
+    ...summaryOf(h),
+    request: requestOfHeld(h),
+    response: responseOfHeld(h),
+    truncated: { request: h.cutRequest, response: h.cutResponse },
+    children: h.children,
+  };
+}
 
 function matches(
   h: Pick<ExchangeSummary, 'upstream' | 'method' | 'caller' | 'status'>,

@@ -16,6 +16,7 @@ export { ExchangeCapture } from './capture.js';
 export type { CaptureErrorCode } from './errors.js';
 export type { ExchangeCaptureOptions, ExchangeFilter, ReplaySource } from './capture.js';
 export { tapExchange } from './tap.js';
+export type { SharedExchangeRing, SharedWriterOptions } from './shared.js';
 export { replayRequestHeaders, runReplay } from './replay.js';
 export type { ReplayAnswer, ReplayRun } from './replay.js';
 export type { TapOptions } from './tap.js';

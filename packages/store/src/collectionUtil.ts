@@ -57,3 +57,14 @@ export function checkTtl(ttlMs: number | undefined): void {
   if (ttlMs !== undefined && (!Number.isInteger(ttlMs) || ttlMs < 1))
     throw invalidOption('ttlMs', `must be a positive integer of milliseconds, got ${ttlMs}`);
 }
+
+/** The newest record of `texts` (oldest first) whose id is `id`; the cheap text test skips most parses. */
+export function findById<T extends { id: string }>(texts: readonly string[], id: string): T | undefined {
+  const needle = JSON.stringify(id);
+  for (let i = texts.length - 1; i >= 0; i--) {
+    if (!texts[i]!.includes(needle)) continue;
+    const r = JSON.parse(texts[i]!) as T;
+    if (r.id === id) return r;
+  }
+  return undefined;
+}

@@ -7,6 +7,7 @@ import { startRedis, type RunningRedis } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFileStore } from './fileStore.js';
 import { openRedisStore } from './redisStore.js';
+import { openRing } from './ring.js';
 import type { Change, Store } from './types.js';
 
 let redis: RunningRedis;
@@ -190,5 +191,87 @@ describe.each(backends)('store contract: %s', (kind, open) => {
     );
     await a.close();
     await expect(a.collection('x').get('k')).rejects.toMatchObject({ code: 'MCPP_STORE_CLOSED' });
+  });
+});
+
+interface Rec {
+  id: string;
+  text: string;
+}
+const rec = (i: number, text = 'x'): Rec => ({ id: `e${i}`, text });
+const size = (r: Rec) => Buffer.byteLength(JSON.stringify(r));
+
+describe.each(backends)('store contract, rings: %s', (kind, open) => {
+  it('appendMany from one node, list newest-first / get by id / clear from the other; copies', async () => {
+    const [a, b] = await open();
+    await using _a = a;
+    await using _b = b;
+    const w = openRing<Rec>(a, 'exchanges', { maxCount: 10, maxBytes: 1 << 20 });
+    const r = openRing<Rec>(b, 'exchanges', { maxCount: 10, maxBytes: 1 << 20 });
+    await w.appendMany([
+      ['t1', [rec(1), rec(2)]],
+      ['t2', [rec(9, 'é')]],
+    ]);
+    await w.appendMany([['t1', [rec(3)]]]);
+    expect((await r.list('t1')).map((x) => x.id)).toEqual(['e3', 'e2', 'e1']);
+    expect((await r.list('t1', 2)).map((x) => x.id)).toEqual(['e3', 'e2']);
+    expect(await r.list('t1', 0)).toEqual([]);
+    expect(await r.list('t2')).toEqual([{ id: 'e9', text: 'é' }]);
+    expect(await r.list('none')).toEqual([]);
+    const got = await r.get('t1', 'e2');
+    expect(got).toEqual(rec(2));
+    got!.text = 'changed';
+    expect(await r.get('t1', 'e2')).toEqual(rec(2));
+    expect(await r.get('t1', 'e9')).toBeUndefined();
+    expect(await r.clear('t1')).toBe(true);
+    expect(await r.clear('t1')).toBe(false);
+    expect(await w.list('t1')).toEqual([]);
+    expect((await w.list('t2')).length).toBe(1);
+  });
+
+  it('keeps both bounds: count and UTF-8 bytes, oldest evicted first, the newest always kept', async () => {
+    const [a, b] = await open();
+    await using _a = a;
+    await using _b = b;
+    const byCount = openRing<Rec>(a, 'byCount', { maxCount: 3, maxBytes: 1 << 20 });
+    for (let i = 1; i <= 5; i++) await byCount.appendMany([['t', [rec(i)]]]);
+    await byCount.appendMany([['t', [rec(6), rec(7)]]]);
+    expect(
+      (await openRing<Rec>(b, 'byCount', { maxCount: 3, maxBytes: 1 << 20 }).list('t')).map((x) => x.id),
+    ).toEqual(['e7', 'e6', 'e5']);
+    const one = size(rec(1, 'ééé')); // multi-byte text: bytes, not characters, count
+    const byBytes = openRing<Rec>(a, 'byBytes', { maxCount: 100, maxBytes: one * 2 });
+    await byBytes.appendMany([['t', [rec(1, 'ééé'), rec(2, 'ééé'), rec(3, 'ééé')]]]);
+    expect((await byBytes.list('t')).map((x) => x.id)).toEqual(['e3', 'e2']);
+    await byBytes.appendMany([['t', [rec(4, 'é'.repeat(one * 3))]]]);
+    expect((await byBytes.list('t')).map((x) => x.id)).toEqual(['e4']);
+    await byBytes.appendMany([['t', [rec(5, 'ééé')]]]);
+    expect((await byBytes.list('t')).map((x) => x.id)).toEqual(['e5']);
+  });
+
+  it('a TTL drops a key after its last append; bad bounds and names are refused', async () => {
+    const [a, b] = await open();
+    await using _a = a;
+    await using _b = b;
+    const ring = openRing<Rec>(a, 'ttl', { maxCount: 5, maxBytes: 1000, ttlMs: 150 });
+    await ring.appendMany([['t', [rec(1)]]]);
+    expect((await ring.list('t')).length).toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await openRing<Rec>(b, 'ttl', { maxCount: 5, maxBytes: 1000 }).list('t')).toEqual([]);
+    for (const bad of [
+      { maxCount: 0, maxBytes: 1 },
+      { maxCount: 1, maxBytes: 1.5 },
+      { maxCount: 1, maxBytes: 1, ttlMs: -1 },
+    ])
+      expect(() => openRing(a, 'r', bad)).toThrow(
+        expect.objectContaining({ code: 'MCPP_STORE_INVALID_OPTIONS' }),
+      );
+    expect(() => openRing(a, 'no spaces', { maxCount: 1, maxBytes: 1 })).toThrow(
+      expect.objectContaining({ code: 'MCPP_STORE_INVALID_OPTIONS' }),
+    );
+    if (kind === 'redis') {
+      await a.close();
+      await expect(ring.list('t')).rejects.toMatchObject({ code: 'MCPP_STORE_CLOSED' });
+    }
   });
 });

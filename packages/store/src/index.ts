@@ -18,3 +18,5 @@ export { RedisBucketStore } from './redisBuckets.js';
 export type { RedisBucketStoreOptions } from './redisBuckets.js';
 export { DEFAULT_COLLECTIONS, DEFAULT_KEY_PREFIX, REDIS_URL_ENV, STATE_FILE } from './defaults.js';
 export type { StoreErrorCode } from './errors.js';
+export type { Ring, RingLimits } from './types.js';
+export { openRing } from './ring.js';

@@ -14,6 +14,7 @@ describe('public surface', () => {
         "fsyncDir",
         "openFileStore",
         "openRedisStore",
+        "openRing",
         "openStore",
         "redactRedisUrl",
         "removeStrayTempFiles",

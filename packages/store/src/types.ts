@@ -91,3 +91,29 @@ export interface Store extends AsyncDisposable {
   /** Flushes pending writes and releases everything; later calls reject with `MCPP_STORE_CLOSED`. */
   close(): Promise<void>;
 }
+
+/** The bounds of a {@link Ring}: both hold after every append (S1, issue 19 D3). */
+export interface RingLimits {
+  /** Records kept per key. */
+  maxCount: number;
+  /** Bytes kept per key: the sum of the records' UTF-8 JSON lengths. */
+  maxBytes: number;
+  /** A key's records disappear this many ms after its last append. Unset: kept until cleared. */
+  ttlMs?: number;
+}
+
+/**
+ * Per key (a tunnel id) a capped sequence of JSON records with an `id`, oldest evicted first until both bounds of
+ * {@link RingLimits} hold (a single record larger than `maxBytes` is kept alone, so the newest is always visible).
+ * On Redis it is shared by every node; on the file backend it lives in memory only (never in `state.json`).
+ */
+export interface Ring<T extends { id: string }> {
+  /** Appends records (oldest first) to several keys at once: one round trip (one pipeline) on Redis. */
+  appendMany(batches: Iterable<readonly [key: string, records: readonly T[]]>): Promise<void>;
+  /** Up to `limit` records of `key` (default: all), newest first; fresh copies. */
+  list(key: string, limit?: number): Promise<T[]>;
+  /** The record with this id, if still held. */
+  get(key: string, id: string): Promise<T | undefined>;
+  /** Drops every record of `key`; `true` when there were some. */
+  clear(key: string): Promise<boolean>;
+}

@@ -13,6 +13,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerName } from './exchangesScope.js';
 import { LiveFanout } from './liveFanout.js';
 import { ownedTunnel } from './owned.js';
+import { notFound } from './reply.js';
 
 /** What the capture routes need. */
 export interface ExchangesDeps {
@@ -59,12 +60,18 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
   const owned = (req: FastifyRequest, reply: FastifyReply) =>
     ownedTunnel(req, reply, (t) => (known(t.id) ? t.id : undefined));
   const base = '/api/tunnels/:id/exchanges';
+  // many nodes (S1): the ring shared in the store also knows the tunnels other nodes hold (404 when it has none)
+  const ownedShared = async (req: FastifyRequest, reply: FastifyReply) => {
+    const id = ownedTunnel(req, reply, (t) => (known(t.id) || capture.isShared ? t.id : undefined));
+    if (id === undefined || known(id) || (await capture.listShared(id, { limit: 1 })).length > 0) return id;
+    return void notFound(reply, `no tunnel ${JSON.stringify(id)}`);
+  };
   app.get<ListQuery>(base, async (req, reply) => {
-    const id = owned(req, reply);
+    const id = await ownedShared(req, reply);
     if (id === undefined) return reply;
     const filter = filterOf(req.query);
     if (typeof filter === 'string') return reply.code(400).send({ error: 'bad_request', message: filter });
-    return { exchanges: capture.list(id, filter) };
+    return { exchanges: await capture.listShared(id, filter) };
   });
   const live = new LiveFanout(capture, { ...(deps.pingMs !== undefined && { pingMs: deps.pingMs }) });
   app.addHook('preClose', async () => live.closeAll());
@@ -76,9 +83,9 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
     return reply;
   });
   app.get<Params>(`${base}/:eid`, async (req, reply) => {
-    const id = owned(req, reply);
+    const id = await ownedShared(req, reply);
     if (id === undefined) return reply;
-    const detail = capture.get(id, req.params.eid);
+    const detail = await capture.getShared(id, req.params.eid);
     if (detail === undefined)
       return reply
         .code(404)

@@ -4,7 +4,11 @@
  *
  * @module
  */
-import type { ExchangeCaptureOptions } from '@mcppipe/capture';
+import { DEFAULT_RING_MAX_BYTES, DEFAULT_RING_MAX_EXCHANGES } from '@mcppipe/capture';
+import type { ExchangeCaptureOptions, ExchangeDetail } from '@mcppipe/capture';
+import { openRing } from '@mcppipe/store';
+import type { Store } from '@mcppipe/store';
+import type { Logger } from '../types.js';
 import type { TunnelScopes } from '@mcppipe/events';
 import type { FastifyInstance } from 'fastify';
 import type { TunnelRelay } from '../tunnel/relay.js';
@@ -26,18 +30,40 @@ export const CAPTURE_ENV = {
  * The capture options set in the environment (unset ones keep `@mcppipe/capture`'s defaults).
  *
  * @param env - the environment
+ * @param shared - many nodes (`--redis`): the store to share the rings in, and where to warn when a write fails
  * @returns the options, or false for `MCPPIPE_CAPTURE=off`; a value that is not an integer is passed on and refused
  *   by `ExchangeCapture` (`MCPP_CAPTURE_INVALID_OPTIONS`)
  */
-export function captureOptions(env: NodeJS.ProcessEnv): ExchangeCaptureOptions | false {
+export function captureOptions(
+  env: NodeJS.ProcessEnv,
+  shared?: { store: Store; logger: Logger },
+): ExchangeCaptureOptions | false {
   if (env[CAPTURE_SWITCH_ENV] === 'off') return false;
   const out: ExchangeCaptureOptions = {};
   for (const [k, name] of Object.entries(CAPTURE_ENV) as [keyof typeof CAPTURE_ENV, string][]) {
     const v = env[name];
     if (v !== undefined && v !== '') out[k] = Number(v);
   }
+  if (shared === undefined) return out;
+  // issue 20: the ring of each tunnel also in the store (same bounds), read by every node; gone a day after its last call
+  out.shared = openRing<ExchangeDetail>(shared.store, 'exchanges', {
+    maxCount: out.maxExchanges ?? DEFAULT_RING_MAX_EXCHANGES,
+    maxBytes: out.maxBytes ?? DEFAULT_RING_MAX_BYTES,
+    ttlMs: SHARED_RING_TTL_MS,
+  });
+  let warned = false; // one warning per outage is enough: the owner node keeps its own ring
+  out.sharedWrites = {
+    onError: (err) => {
+      if (!warned)
+        shared.logger.warn({ err: (err as Error).message }, 'could not write exchanges to the store');
+      warned = true;
+    },
+  };
   return out;
 }
+
+/** A tunnel's shared ring disappears this long after its last exchange. */
+export const SHARED_RING_TTL_MS = 86_400_000;
 
 /**
  * The capture routes (exchanges, Live, replay, stats, stars) over the relay's capture, registered inside the one

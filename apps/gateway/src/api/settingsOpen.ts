@@ -92,7 +92,7 @@ export async function openEventsAndRelay(supervisor: UpstreamRegistry, options: 
           oauth: options.oauth,
           logger,
           onTunnelEvent: tunnelEvents.onTunnelEvent,
-          capture: captureOptions(env),
+          capture: captureOptions(env, shared && { store: shared.store, logger }),
           cluster: shared?.cluster,
           // S1: one login for every node
           ...(shared && { sessions: sharedSessions(shared.store.collection('sessions'), { logger }) }),

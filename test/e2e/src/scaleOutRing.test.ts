@@ -1,0 +1,150 @@
+/**
+ * Issues 19 + 20, the traffic ring behind the store (DESIGN.md S1, D2, D3), all real processes: one `redis-server`
+ * on a random port, two `mcppipe-gateway` processes sharing it, a real tunnel client held by node A and a real MCP
+ * server behind it. The exchanges recorded on node A are read on node B, owner-scoped and redacted as on one node.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort, startFixtureServer, startRedis, waitFor } from '@mcppipe/test-utils';
+import type { RunningFixtureServer, RunningRedis } from '@mcppipe/test-utils';
+import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
+import type { TunnelClient } from '@mcppipe/tunnel';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayCommand, rpcHeaders, startGateway } from './gatewayProcess.js';
+import type { RunningGateway } from './gatewayProcess.js';
+
+const ZONE = 'tunnel.test';
+const SECRET = randomBytes(32).toString('hex');
+const TUNNEL = 'cap--alice';
+
+interface Summary {
+  id: string;
+  method: string | null;
+  name: string | null;
+  caller: string | null;
+  status: unknown;
+}
+
+describe('two gateway nodes on one Redis: the traffic ring in the store (issues 19, 20)', () => {
+  let dir: string;
+  let redis: RunningRedis;
+  let upstream: RunningFixtureServer;
+  let loopback: ReturnType<typeof forwardToLoopback>;
+  let a: RunningGateway;
+  let b: RunningGateway;
+  let tunnel: TunnelClient;
+  const keys: Record<string, string> = {};
+  /** GET on a node's /api (bounded: 10 s). */
+  const api = async (gw: RunningGateway, path: string, key: string) => {
+    const res = await fetch(`${gw.url}${path}`, {
+      headers: { authorization: `Bearer ${key}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mcppipe-scale-ring-'));
+    redis = await startRedis();
+    upstream = await startFixtureServer('sup-http-modern.mjs');
+    loopback = forwardToLoopback({ port: upstream.port });
+    await writeFile(
+      join(dir, 'mcp.json'),
+      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
+    );
+    const common = ['--data-dir', join(dir, 'cmd'), '--redis', redis.url];
+    for (const account of ['alice', 'bob'] as const) {
+      const added = await gatewayCommand(
+        ['accounts', 'add', account, '--password-stdin', ...common],
+        `${account} pw`,
+      );
+      expect(added.code, added.stderr).toBe(0);
+      const key = await gatewayCommand(['keys', 'create', '--account', account, '--name', 'cli', ...common]);
+      expect(key.code, key.stderr).toBe(0);
+      keys[account] = key.stdout.trim();
+    }
+    const node = async (name: string) =>
+      startGateway(
+        [
+          '--config',
+          join(dir, 'mcp.json'),
+          '--data-dir',
+          join(dir, name),
+          '--tunnel-zone',
+          ZONE,
+          '--redis',
+          redis.url,
+        ],
+        { MCPPIPE_NODE_SECRET: SECRET, MCPPIPE_NODE_PORT: String(await freePort()) },
+      );
+    [a, b] = await Promise.all([node('a'), node('b')]);
+    tunnel = connectTunnel({
+      relayUrl: `${a.url}/tunnel/connect`,
+      apiKey: keys['alice']!,
+      subdomain: 'cap',
+      metadata: { auth: 'api-key' },
+      handler: (req, res) => loopback(req, res),
+    });
+    await tunnel.connected();
+  }, 180_000);
+
+  afterAll(async () => {
+    await tunnel?.close();
+    loopback?.close();
+    await Promise.allSettled([a?.stop(), b?.stop()]);
+    await upstream?.close();
+    await redis?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a call through the tunnel held by node A is listed on node B to its owner, redacted; another account gets 404', async () => {
+    const call = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'top secret value' } },
+    });
+    const res = await fetch(`${a.url}/t/${TUNNEL}/mcp`, {
+      method: 'POST',
+      headers: rpcHeaders(keys['alice']),
+      body: call,
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('top secret value');
+    let row: Summary | undefined;
+    await waitFor(
+      async () => {
+        const listed = await api(b, `/api/tunnels/${TUNNEL}/exchanges?method=tools/call`, keys['alice']!);
+        expect(listed.status).toBe(200);
+        row = (listed.body['exchanges'] as Summary[]).find((e) => e.name === 'echo');
+        return row !== undefined;
+      },
+      { timeoutMs: 10_000, intervalMs: 100, message: 'node B lists the exchange recorded on node A' },
+    );
+    expect(row).toMatchObject({ method: 'tools/call', name: 'echo', caller: 'cli', status: 'ok' });
+    const onA = await api(a, `/api/tunnels/${TUNNEL}/exchanges`, keys['alice']!);
+    expect((onA.body['exchanges'] as Summary[]).map((e) => e.id)).toContain(row!.id);
+    const detail = await api(b, `/api/tunnels/${TUNNEL}/exchanges/${row!.id}`, keys['alice']!);
+    expect(detail.status).toBe(200);
+    expect(detail.body).toMatchObject({
+      id: row!.id,
+      request: { method: 'tools/call', params: { name: 'echo', arguments: { text: '[redacted]' } } },
+      truncated: { request: false, response: false },
+    });
+    expect(JSON.stringify(detail.body['request'])).not.toContain('top secret');
+    expect(detail.body).toEqual(
+      (await api(a, `/api/tunnels/${TUNNEL}/exchanges/${row!.id}`, keys['alice']!)).body,
+    );
+    // E2: another account, an unknown tunnel and an unknown exchange are the same 404 on node B
+    for (const [path, key] of [
+      [`/api/tunnels/${TUNNEL}/exchanges`, keys['bob']!],
+      [`/api/tunnels/${TUNNEL}/exchanges/${row!.id}`, keys['bob']!],
+      ['/api/tunnels/nope--alice/exchanges', keys['alice']!],
+      [`/api/tunnels/${TUNNEL}/exchanges/ex_missing`, keys['alice']!],
+    ] as const)
+      expect((await api(b, path, key)).status, path).toBe(404);
+  }, 60_000);
+});

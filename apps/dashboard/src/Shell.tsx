@@ -1,7 +1,7 @@
 // The signed-in frame: the tunnel picker (`GET /api/tunnels`), the four tabs, and the active tab's view.
 import { useEffect } from 'preact/hooks';
 import { api } from './api.js';
-import { TABS, go, href, useLoad, useRoute } from './hooks.js';
+import { TABS, go, href, parse, useLoad, useRoute } from './hooks.js';
 import type { Tab } from './hooks.js';
 import { Inspector } from './tabs/Inspector.js';
 import { Live } from './tabs/Live.js';
@@ -35,7 +35,10 @@ export function Shell({ session, onSignOut }: { session: Session; onSignOut: () 
   const tunnels = value ?? [];
   const tunnel = tunnels.find((t) => t.id === route.tunnel);
   useEffect(() => {
-    if (route.tunnel === undefined && tunnels[0]) go({ tunnel: tunnels[0].id, tab: route.tab });
+    // the first tunnel when none is chosen; read from the address bar itself, not this render's route: a
+    // navigation made while the list was loading (a link, the address bar) must not be overridden
+    const now = parse(location.hash);
+    if (now.tunnel === undefined && tunnels[0]) go({ tunnel: tunnels[0].id, tab: now.tab });
   }, [route.tunnel, tunnels]);
   return (
     <div class="shell">

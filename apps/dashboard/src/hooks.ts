@@ -14,7 +14,8 @@ export interface Route {
   exchange?: string;
 }
 
-function parse(hash: string): Route {
+/** Reads a route from a location hash (`#/<tunnel>/<tab>/<exchange>`); an unknown tab reads as `live`. */
+export function parse(hash: string): Route {
   const [tunnel, tab, exchange] = hash.replace(/^#\/?/, '').split('/').map(decodeURIComponent);
   return {
     ...(tunnel && { tunnel }),

@@ -22,7 +22,6 @@ import type {
   ExchangeChild,
   ExchangeContext,
   ExchangeDetail,
-  ExchangeStatus,
   ExchangeSummary,
   RawExchange,
   ToolStatsRow,
@@ -70,19 +69,10 @@ export interface ReplaySource {
  * Inspector) and the text its detail is parsed from. Few objects per entry: the ring outlives the young generation,
  * so every retained object costs GC time on every call (R10).
  */
-interface Held {
-  id: string;
+interface Held extends Omit<ExchangeSummary, 'at' | 'replayOf'> {
   sizeBytes: number;
-  /** The summary's fields, its `at` kept as epoch ms (the summary object and its ISO time are made when read). */
+  /** The summary's `at` kept as epoch ms (the summary object and its ISO time are made when read). */
   startedAt: number;
-  caller: string | null;
-  method: string | null;
-  name: string | null;
-  upstream: string | null;
-  status: ExchangeStatus;
-  durationMs: number;
-  requestBytes: number;
-  responseBytes: number;
   replayOf: string | undefined;
   /** The request body as text, values included ('' for zero-knowledge); redacted when read unless `values`. */
   text: string;

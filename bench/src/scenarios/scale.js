@@ -4,6 +4,10 @@
 //  - failover: the tunnel connects through a tiny TCP load balancer (node A first, B when A refuses); node A is
 //    SIGKILLed and the time until a call through B answers 200 again is measured (the client's first reconnect
 //    waits 1 s ±20 %, so that dominates).
+// The balancer sets TCP_NODELAY on both of its sockets, as Caddy (Go's default), nginx (WebSocket proxying) and
+// any real load balancer do: without it, Nagle's algorithm held the tunnel client's last small WebSocket message
+// of each answer (the h2 END_STREAM) until the gateway's delayed ACK (40 ms on Linux), which was R9's "72 ms per
+// call" (docs/scale.md).
 // One redis-server (no persistence), two `mcppipe-gateway --redis … --tunnel-zone …` processes, the SDK echo
 // server (bench/src/servers/sdk-echo.js, `/modern`) behind a real `connectTunnel` client. Bounded: calls and time per round, 30 s failover.
 import { execFileSync } from 'node:child_process';
@@ -52,13 +56,14 @@ const p99 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.f
 
 function balancer(ports) {
   const sockets = new Set();
-  const server = createServer((client) => {
+  // noDelay on both sockets (see the header): a piped answer is passed on at once, not held for an ACK
+  const server = createServer({ noDelay: true }, (client) => {
     sockets.add(client);
     client.on('error', () => {});
     client.pause();
     const attempt = (i) => {
       if (i >= ports.length) return void client.destroy();
-      const up = connect({ host: '127.0.0.1', port: ports[i] });
+      const up = connect({ host: '127.0.0.1', port: ports[i], noDelay: true });
       up.once('error', () => attempt(i + 1));
       up.once('connect', () => {
         sockets.add(up);

@@ -12,8 +12,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { fixturePath, startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
-import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
+import { fixturePath, readSse, startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
+import type { RunningCli, RunningFixtureServer, SseEvent } from '@mcppipe/test-utils';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -202,31 +202,28 @@ describe('capture at the relay (issue 19)', () => {
   });
 
   it('the Live SSE stream gets a new exchange', async () => {
-    const ac = new AbortController();
-    const res = await fetch(`${gw.url}/api/tunnels/${TUNNEL}/exchanges/stream`, {
-      headers: { authorization: `Bearer ${keys['alice']}` },
-      signal: ac.signal,
-    });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const reader = res.body!.getReader();
     const client = new Client({ name: 'capture-live', version: '1' });
-    await client.connect(agentTransport());
-    await client.callTool({ name: 'spare__echo', arguments: { text: 'live' } });
-    let text = '';
-    const deadline = Date.now() + 15_000;
-    while (!text.includes('"name":"spare__echo"') && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += Buffer.from(value).toString();
+    const isEcho = (e: SseEvent) => e.data.includes('"name":"spare__echo"');
+    try {
+      const events = await readSse(`${gw.url}/api/tunnels/${TUNNEL}/exchanges/stream`, {
+        headers: { authorization: `Bearer ${keys['alice']}` },
+        until: (read) => read.some(isEcho),
+        onOpen: async (res) => {
+          expect(res.status).toBe(200);
+          expect(res.headers.get('content-type')).toContain('text/event-stream');
+          await client.connect(agentTransport());
+          await client.callTool({ name: 'spare__echo', arguments: { text: 'live' } });
+        },
+        timeoutMs: 15_000,
+      });
+      const frame = events.find(isEcho)!;
+      expect(frame.id).toMatch(/^ex_/);
+      expect(frame.event).toBe('exchange');
+      const data = JSON.parse(frame.data) as Summary;
+      expect(data).toMatchObject({ method: 'tools/call', upstream: 'spare', status: 'ok', caller: 'agent' });
+    } finally {
+      await client.close();
     }
-    ac.abort();
-    await client.close();
-    const frame = text.split('\n\n').find((f) => f.includes('"name":"spare__echo"'))!;
-    expect(frame).toMatch(/^id: ex_/m);
-    expect(frame).toContain('event: exchange');
-    const data = JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) as Summary;
-    expect(data).toMatchObject({ method: 'tools/call', upstream: 'spare', status: 'ok', caller: 'agent' });
   });
 
   it('replay sends the edited request through the same tunnel and appears as a new exchange', async () => {

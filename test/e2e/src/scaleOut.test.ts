@@ -4,17 +4,15 @@
  * tiny in-test TCP load balancer in front of both nodes for the tunnel's connect URL (it tries node A first and
  * falls back to node B when A refuses the connection, as a load balancer's health check would).
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startFixtureServer, startRedis, waitFor } from '@mcppipe/test-utils';
-import type { RunningFixtureServer, RunningRedis } from '@mcppipe/test-utils';
+import { startRedis, waitFor } from '@mcppipe/test-utils';
+import type { RunningRedis } from '@mcppipe/test-utils';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { gatewayCommand, rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
 import { startNodePair } from './tunnelStack.js';
 import type { NodePair } from './tunnelStack.js';
@@ -180,32 +178,17 @@ describe('two gateway nodes sharing one Redis: tunnels (S2)', () => {
 });
 
 describe('two gateway nodes sharing one Redis: rate limits and Redis restarts (S1)', () => {
-  let dir: string;
-  let redis: RunningRedis;
+  let pair: NodePair;
   let a: RunningGateway;
   let b: RunningGateway;
-  let upstream: RunningFixtureServer;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-scale-rl-'));
-    redis = await startRedis();
-    upstream = await startFixtureServer('sup-http-modern.mjs');
-    await writeFile(
-      join(dir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-    );
-    const node = (name: string) =>
-      startGateway(['--config', join(dir, 'mcp.json'), '--data-dir', join(dir, name), '--redis', redis.url], {
-        RATE_LIMIT_PER_MINUTE: '10',
-      });
-    [a, b] = await Promise.all([node('a'), node('b')]);
+    pair = await startNodePair({ name: 'scale-rl', tunnels: false, env: { RATE_LIMIT_PER_MINUTE: '10' } });
+    ({ a, b } = pair);
   }, 120_000);
 
   afterAll(async () => {
-    const codes = await Promise.all([a?.stop(), b?.stop()]);
-    await upstream?.close();
-    await redis?.stop();
-    await rm(dir, { recursive: true, force: true });
+    const codes = await pair?.close();
     expect(codes, `${a?.stderr()}\n${b?.stderr()}`).toEqual([0, 0]);
   });
 
@@ -221,14 +204,14 @@ describe('two gateway nodes sharing one Redis: rate limits and Redis restarts (S
   });
 
   it('Redis restarted: refusals in the gap are clean 503s, the nodes reconnect, nothing crashes', async () => {
-    const port = redis.port;
-    await redis.stop();
+    const port = pair.redis.port;
+    await pair.redis.stop();
     for (const gw of [a, b]) {
       const r = await list(`${gw.url}/hub`);
       expect(r.status).toBe(503);
       expect(JSON.parse(r.body).error.message).toMatch(/Redis/);
     }
-    redis = await startRedis({ port });
+    pair.redis = await startRedis({ port });
     for (const gw of [a, b])
       await waitFor(async () => (await list(`${gw.url}/hub`)).status === 401, {
         timeoutMs: 15_000,

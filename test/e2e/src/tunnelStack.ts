@@ -194,32 +194,38 @@ export async function startTunnelCli(o: TunnelCliOptions): Promise<RunningCli> {
 }
 
 /** Options of {@link startNodePair}. */
-export interface NodePairOptions extends AccountsSpec {
+export interface NodePairOptions extends Partial<AccountsSpec> {
   /** The temp folder is `mcppipe-<name>-…`. */
   name: string;
+  /** `--tunnel-zone` {@link ZONE} and the node link (one node secret, a node port each). Default true. */
+  tunnels?: boolean;
   /** More servers of node `a` or `b`, besides the `modern` fixture server both have. */
   servers?: { a?: Record<string, unknown>; b?: Record<string, unknown> };
   /** More environment of both nodes. */
   env?: NodeJS.ProcessEnv;
-  /** Both nodes' public URL (a load balancer's). Default: each its own. */
+  /**
+   * Both nodes' public URL (a load balancer's); `'a'`: node A's, B starting once A listens. Default: each its
+   * own.
+   */
   publicUrl?: string;
 }
 
 /** What {@link startNodePair} starts. */
 export interface NodePair extends CreatedKeys {
   dir: string;
+  /** The shared Redis; a test that restarts it puts the new one here, for `close()`. */
   redis: RunningRedis;
   /** The `modern` fixture server both nodes have. */
   upstream: RunningFixtureServer;
   a: RunningGateway;
   b: RunningGateway;
-  /** Stops both nodes, the upstream and Redis, removes the folder; the nodes' exit codes. */
-  close(): Promise<PromiseSettledResult<number | null>[]>;
+  /** Stops both nodes, the upstream and Redis, removes the folder; the nodes' exit codes, A's first. */
+  close(): Promise<(number | null | undefined)[]>;
 }
 
 /**
- * Starts one `redis-server` and two gateway nodes sharing it (`--redis`, `--tunnel-zone` {@link ZONE}, one node
- * secret, a node port each; data dirs `a` and `b`), after making the accounts and keys in the shared store.
+ * Starts one `redis-server` and two gateway nodes sharing it (`--redis`; data dirs `a` and `b`), after making the
+ * accounts and keys in the shared store.
  *
  * @param o - the folder's name, the accounts and keys, the nodes' servers, environment and public URL
  * @returns the running pair and the keys
@@ -228,32 +234,42 @@ export async function startNodePair(o: NodePairOptions): Promise<NodePair> {
   const { dir, upstream, config } = await prepare(o.name, undefined);
   const secret = randomBytes(32).toString('hex');
   let redis: RunningRedis | undefined;
-  const nodes: RunningGateway[] = [];
+  let pair: NodePair | undefined;
+  const nodes: { a?: RunningGateway; b?: RunningGateway } = {};
   const close = async () => {
-    const codes = await Promise.allSettled(nodes.map((n) => n.stop()));
+    const codes = await Promise.all([nodes.a?.stop(), nodes.b?.stop()]);
     await upstream?.close();
-    await redis?.stop();
+    await (pair?.redis ?? redis)?.stop();
     await rm(dir, { recursive: true, force: true });
     return codes;
   };
   try {
     redis = await startRedis();
-    const made = await createAccounts(['--data-dir', join(dir, 'cmd'), '--redis', redis.url], o);
-    const start = async (name: 'a' | 'b') => {
+    const made = await createAccounts(['--data-dir', join(dir, 'cmd'), '--redis', redis.url], {
+      accounts: o.accounts ?? {},
+      keys: o.keys ?? {},
+    });
+    const tunnels = o.tunnels ?? true;
+    const start = async (name: 'a' | 'b', publicUrl: string | undefined) => {
       const file = join(dir, `${name}.json`);
       await writeFile(file, JSON.stringify({ mcpServers: { ...config, ...o.servers?.[name] } }));
-      const gw = await startGateway(
-        ['--config', file, '--data-dir', join(dir, name), '--tunnel-zone', ZONE, '--redis', redis!.url],
-        { MCPPIPE_NODE_SECRET: secret, MCPPIPE_NODE_PORT: String(await freePort()), ...o.env },
-        o.publicUrl === undefined ? {} : { publicUrl: o.publicUrl },
-      );
-      nodes.push(gw);
-      return gw;
+      const link = { MCPPIPE_NODE_SECRET: secret, MCPPIPE_NODE_PORT: String(await freePort()) };
+      return (nodes[name] = await startGateway(
+        ['--config', file, '--data-dir', join(dir, name), '--redis', redis!.url].concat(
+          tunnels ? ['--tunnel-zone', ZONE] : [],
+        ),
+        { ...(tunnels && link), ...o.env },
+        publicUrl === undefined ? {} : { publicUrl },
+      ));
     };
-    const [a, b] = await Promise.allSettled([start('a'), start('b')]);
-    if (a.status === 'rejected') throw a.reason;
-    if (b.status === 'rejected') throw b.reason;
-    return { ...made, dir, redis, upstream: upstream!, a: a.value, b: b.value, close };
+    if (o.publicUrl === 'a') await start('b', (await start('a', undefined)).url);
+    else {
+      const started = await Promise.allSettled([start('a', o.publicUrl), start('b', o.publicUrl)]);
+      const failed = started.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    }
+    pair = { ...made, dir, redis, upstream: upstream!, a: nodes.a!, b: nodes.b!, close };
+    return pair;
   } catch (e) {
     await close();
     throw e;

@@ -6,28 +6,22 @@
  *
  * @module
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
-import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
+import type { RunningCli } from '@mcppipe/test-utils';
 import { launchChromium } from '@mcppipe/test-utils/browser';
 import type { RunningChromium } from '@mcppipe/test-utils/browser';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { gatewayCommand, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { ZONE, startTunnelCli, startTunnelGateway } from './tunnelStack.js';
 
-/** The tunnel zone (mapped to 127.0.0.1 in Chromium). */
-export const ZONE = 'tunnel.test';
+export { ZONE, node } from './tunnelStack.js';
+
 /** Where screenshots go. */
 export const OUTPUT = fileURLToPath(new URL('../.output/', import.meta.url));
-
-/** A command line running a fixture with this Node. */
-export const node = (script: string): string =>
-  [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
 
 /** The first text content of a tool result. */
 export const text = (r: unknown): string =>
@@ -69,58 +63,25 @@ export interface DashboardStackOptions {
  * @returns the running stack; `close()` stops everything and asserts the gateway exited 0
  */
 export async function startDashboardStack(o: DashboardStackOptions): Promise<DashboardStack> {
-  const dir = await mkdtemp(join(tmpdir(), 'mcppipe-dashboard-'));
-  const dataDir = join(dir, 'data');
   await mkdir(OUTPUT, { recursive: true });
-  const upstream: RunningFixtureServer = await startFixtureServer('sup-http-modern.mjs');
-  await writeFile(
-    join(dir, 'mcp.json'),
-    JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-  );
-  const keys: Record<string, string> = {};
-  for (const [slug, pw] of o.accounts) {
-    const added = await gatewayCommand(
-      ['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir],
-      pw,
-    );
-    expect(added.code, added.stderr).toBe(0);
-    const key = await gatewayCommand([
-      'keys',
-      'create',
-      '--account',
-      slug,
-      '--name',
-      'laptop',
-      '--data-dir',
-      dataDir,
-    ]);
-    expect(key.code, key.stderr).toBe(0);
-    keys[slug] = key.stdout.trim();
-  }
   const owner = o.accounts[0]![0];
-  const gw = await startGateway(
-    ['--config', join(dir, 'mcp.json'), '--data-dir', dataDir, '--tunnel-zone', ZONE],
-    o.gatewayEnv ?? {},
-  );
-  const cli = await startCli(
-    [
-      ...Object.entries(o.upstreams).flatMap(([name, command]) => ['--stdio', `${name}=${command}`]),
-      ...[
-        '--tunnel',
-        gw.url,
-        '--api-key',
-        keys[owner]!,
-        '--subdomain',
-        o.subdomain,
-        '--tunnel-auth',
-        'api-key',
-      ],
-    ],
-    { env: o.cliEnv ?? {} },
-  );
-  await waitFor(() => cli.stderr().includes('tunnel connected: '), {
-    timeoutMs: 60_000,
-    message: 'the tunnel',
+  const stack = await startTunnelGateway({
+    name: 'dashboard',
+    accounts: Object.fromEntries(o.accounts),
+    keys: Object.fromEntries(o.accounts.map(([slug]) => [slug, [slug, 'laptop'] as const])),
+    ...(o.gatewayEnv && { env: o.gatewayEnv }),
+  });
+  const { dir, gw, keys } = stack;
+  const cli = await startTunnelCli({
+    gateway: gw.url,
+    apiKey: keys[owner]!,
+    subdomain: o.subdomain,
+    auth: 'api-key',
+    stdio: o.upstreams,
+    ...(o.cliEnv && { env: o.cliEnv }),
+  }).catch(async (e: unknown) => {
+    await stack.close();
+    throw e;
   });
   const browser = await launchChromium({
     args: [`--host-resolver-rules=MAP ${ZONE} 127.0.0.1`, '--no-proxy-server'],
@@ -148,9 +109,7 @@ export async function startDashboardStack(o: DashboardStackOptions): Promise<Das
       await Promise.allSettled(clients.map((c) => c.close()));
       await browser.close();
       await cli.stop();
-      const code = await gw.stop();
-      await upstream.close();
-      await rm(dir, { recursive: true, force: true });
+      const code = await stack.close();
       expect(code, gw.stderr()).toBe(0);
     },
   };

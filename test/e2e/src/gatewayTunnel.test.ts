@@ -4,12 +4,10 @@
  * HTTP MCP server on loopback, and real clients reaching them by the path form and by `Host`.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { startFixtureServer, waitFor } from '@mcppipe/test-utils';
-import type { RunningFixtureServer } from '@mcppipe/test-utils';
+import { waitFor } from '@mcppipe/test-utils';
 import { obtainToken as obtainTokenAs } from '@mcppipe/test-utils/oauth-flow';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient, TunnelStatus } from '@mcppipe/tunnel';
@@ -20,22 +18,21 @@ import {
   obtainToken,
   rawRequest as raw,
   rpcHeaders,
-  startGateway,
 } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { ZONE, startTunnelGateway } from './tunnelStack.js';
+import type { TunnelGateway } from './tunnelStack.js';
 
-const ZONE = 'tunnel.test';
 const ALICE_PW = 'alice tunnel passphrase';
 const BOB_PW = 'bob tunnel passphrase';
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
 describe('gateway tunnel relay (--tunnel-zone)', () => {
-  let dir: string;
+  let stack: TunnelGateway;
   let dataDir: string;
   let gw: RunningGateway;
-  let upstream: RunningFixtureServer;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string>;
   const seen: IncomingHttpHeaders[] = [];
   const tunnels: TunnelClient[] = [];
   let loopback: ReturnType<typeof forwardToLoopback>;
@@ -58,54 +55,19 @@ describe('gateway tunnel relay (--tunnel-zone)', () => {
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-gw-tunnel-'));
-    dataDir = join(dir, 'data');
-    upstream = await startFixtureServer('sup-http-modern.mjs');
-    await writeFile(
-      join(dir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-    );
-    loopback = forwardToLoopback({ port: upstream.port });
-    for (const [slug, pw] of [
-      ['alice', ALICE_PW],
-      ['bob', BOB_PW],
-    ] as const) {
-      const added = await gatewayCommand(
-        ['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir],
-        pw,
-      );
-      expect(added.code).toBe(0);
-      expect(added.stdout + added.stderr).not.toContain(pw);
-      const key = await gatewayCommand([
-        'keys',
-        'create',
-        '--account',
-        slug,
-        '--name',
-        'laptop',
-        '--data-dir',
-        dataDir,
-      ]);
-      expect(key.code).toBe(0);
-      expect(key.stdout).toMatch(/^mcpp_[A-Za-z0-9_-]{43}\n$/);
-      keys[slug] = key.stdout.trim();
-    }
-    gw = await startGateway([
-      '--config',
-      join(dir, 'mcp.json'),
-      '--data-dir',
-      dataDir,
-      '--tunnel-zone',
-      ZONE,
-    ]);
+    stack = await startTunnelGateway({
+      name: 'gw-tunnel',
+      accounts: { alice: ALICE_PW, bob: BOB_PW },
+      keys: { alice: ['alice', 'laptop'], bob: ['bob', 'laptop'] },
+    });
+    ({ dataDir, gw, keys } = stack);
+    loopback = forwardToLoopback({ port: stack.upstream!.port });
   }, 120_000);
 
   afterAll(async () => {
     await Promise.allSettled(tunnels.map((t) => t.close()));
     loopback?.close();
-    const code = gw ? await gw.stop() : 0;
-    await upstream?.close();
-    await rm(dir, { recursive: true, force: true });
+    const code = stack ? await stack.close() : 0;
     expect(code, gw?.stderr()).toBe(0);
   });
 

@@ -4,23 +4,20 @@
  * tiny in-test TCP load balancer in front of both nodes for the tunnel's connect URL (it tries node A first and
  * falls back to node B when A refuses the connection, as a load balancer's health check would).
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, startFixtureServer, startRedis, waitFor } from '@mcppipe/test-utils';
-import type { RunningFixtureServer, RunningRedis } from '@mcppipe/test-utils';
+import { startRedis, waitFor } from '@mcppipe/test-utils';
+import type { RunningRedis } from '@mcppipe/test-utils';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { gatewayCommand, rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { startNodePair } from './tunnelStack.js';
+import type { NodePair } from './tunnelStack.js';
 
-const ZONE = 'tunnel.test';
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
-const SECRET = randomBytes(32).toString('hex');
 
 /** POST tools/list; every request is bounded (5 s), so a hang fails the test instead of stalling it. */
 async function list(url: string, key?: string): Promise<{ status: number; body: string }> {
@@ -71,9 +68,9 @@ function startBalancer(ports: number[]): Promise<{ port: number; server: Server;
 }
 
 describe('two gateway nodes sharing one Redis: tunnels (S2)', () => {
+  let pair: NodePair;
   let dir: string;
   let redis: RunningRedis;
-  let upstream: RunningFixtureServer;
   let a: RunningGateway;
   let b: RunningGateway;
   let lb: Awaited<ReturnType<typeof startBalancer>>;
@@ -82,50 +79,18 @@ describe('two gateway nodes sharing one Redis: tunnels (S2)', () => {
   let ownerKey: string;
   let agentKey: string;
   let agentKeyId: string;
-  const node = async (name: string) => {
-    const dataDir = join(dir, name);
-    return startGateway(
-      ['--config', join(dir, 'mcp.json'), '--data-dir', dataDir, '--tunnel-zone', ZONE, '--redis', redis.url],
-      { MCPPIPE_NODE_SECRET: SECRET, MCPPIPE_NODE_PORT: String(await freePort()) },
-    );
-  };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-scale-'));
-    redis = await startRedis();
-    upstream = await startFixtureServer('sup-http-modern.mjs');
-    await writeFile(
-      join(dir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-    );
-    loopback = forwardToLoopback({ port: upstream.port });
-    const common = ['--data-dir', join(dir, 'cmd'), '--redis', redis.url];
-    expect(
-      (await gatewayCommand(['accounts', 'add', 'alice', '--password-stdin', ...common], 'alice pw')).code,
-    ).toBe(0);
-    const owner = await gatewayCommand([
-      'keys',
-      'create',
-      '--account',
-      'alice',
-      '--name',
-      'laptop',
-      ...common,
-    ]);
-    const agent = await gatewayCommand([
-      'keys',
-      'create',
-      '--account',
-      'alice',
-      '--name',
-      'agent',
-      ...common,
-    ]);
-    expect(owner.code, owner.stderr).toBe(0);
-    ownerKey = owner.stdout.trim();
-    agentKey = agent.stdout.trim();
-    agentKeyId = /key (key_\S+) created/.exec(agent.stderr)![1]!;
-    [a, b] = await Promise.all([node('a'), node('b')]);
+    pair = await startNodePair({
+      name: 'scale',
+      accounts: { alice: 'alice pw' },
+      keys: { owner: ['alice', 'laptop'], agent: ['alice', 'agent'] },
+    });
+    ({ dir, redis, a, b } = pair);
+    ownerKey = pair.keys['owner']!;
+    agentKey = pair.keys['agent']!;
+    agentKeyId = pair.keyIds['agent']!;
+    loopback = forwardToLoopback({ port: pair.upstream.port });
     lb = await startBalancer([a.port, b.port]);
     tunnel = connectTunnel({
       relayUrl: `http://127.0.0.1:${lb.port}/tunnel/connect`,
@@ -142,10 +107,7 @@ describe('two gateway nodes sharing one Redis: tunnels (S2)', () => {
     loopback?.close();
     for (const s of lb?.sockets ?? []) s.destroy();
     lb?.server.close();
-    await Promise.allSettled([a?.stop(), b?.stop()]);
-    await upstream?.close();
-    await redis?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await pair?.close();
   });
 
   it('a tunnel connected to node A is reached through node B (and through A)', async () => {
@@ -220,32 +182,17 @@ describe('two gateway nodes sharing one Redis: tunnels (S2)', () => {
 });
 
 describe('two gateway nodes sharing one Redis: rate limits and Redis restarts (S1)', () => {
-  let dir: string;
-  let redis: RunningRedis;
+  let pair: NodePair;
   let a: RunningGateway;
   let b: RunningGateway;
-  let upstream: RunningFixtureServer;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-scale-rl-'));
-    redis = await startRedis();
-    upstream = await startFixtureServer('sup-http-modern.mjs');
-    await writeFile(
-      join(dir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-    );
-    const node = (name: string) =>
-      startGateway(['--config', join(dir, 'mcp.json'), '--data-dir', join(dir, name), '--redis', redis.url], {
-        RATE_LIMIT_PER_MINUTE: '10',
-      });
-    [a, b] = await Promise.all([node('a'), node('b')]);
+    pair = await startNodePair({ name: 'scale-rl', tunnels: false, env: { RATE_LIMIT_PER_MINUTE: '10' } });
+    ({ a, b } = pair);
   }, 120_000);
 
   afterAll(async () => {
-    const codes = await Promise.all([a?.stop(), b?.stop()]);
-    await upstream?.close();
-    await redis?.stop();
-    await rm(dir, { recursive: true, force: true });
+    const codes = await pair?.close();
     expect(codes, `${a?.stderr()}\n${b?.stderr()}`).toEqual([0, 0]);
   });
 
@@ -261,14 +208,14 @@ describe('two gateway nodes sharing one Redis: rate limits and Redis restarts (S
   });
 
   it('Redis restarted: refusals in the gap are clean 503s, the nodes reconnect, nothing crashes', async () => {
-    const port = redis.port;
-    await redis.stop();
+    const port = pair.redis.port;
+    await pair.redis.stop();
     for (const gw of [a, b]) {
       const r = await list(`${gw.url}/hub`);
       expect(r.status).toBe(503);
       expect(JSON.parse(r.body).error.message).toMatch(/Redis/);
     }
-    redis = await startRedis({ port });
+    pair.redis = await startRedis({ port });
     for (const gw of [a, b])
       await waitFor(async () => (await list(`${gw.url}/hub`)).status === 401, {
         timeoutMs: 15_000,

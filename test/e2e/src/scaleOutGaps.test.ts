@@ -4,33 +4,20 @@
  * A's, as nodes behind one load balancer do), real tunnel clients and a real MCP server behind them.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { createServer as createNetServer, connect as netConnect } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
-import {
-  MemoryOAuthProvider,
-  fixturePath,
-  freePort,
-  processTreePids,
-  startFixtureServer,
-  startRedis,
-  waitFor,
-} from '@mcppipe/test-utils';
-import type { RunningFixtureServer, RunningRedis } from '@mcppipe/test-utils';
+import { MemoryOAuthProvider, fixturePath, processTreePids, waitFor } from '@mcppipe/test-utils';
 import { approveAsOwner } from '@mcppipe/test-utils/oauth-flow';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { startNodePair } from './tunnelStack.js';
+import type { NodePair } from './tunnelStack.js';
 
-const ZONE = 'tunnel.test';
-const SECRET = randomBytes(32).toString('hex');
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 const PW = { alice: 'alice passphrase', bob: 'bob passphrase' };
 const ADMIN = 'admin-token-for-the-e2e-scale-suite-0123456789';
@@ -64,15 +51,13 @@ async function list(url: string, token?: string) {
 }
 
 describe('two gateway nodes on one Redis: the per-node gaps closed (issue 20)', () => {
-  let dir: string;
-  let redis: RunningRedis;
-  let upstream: RunningFixtureServer;
+  let pair: NodePair;
   let loopback: ReturnType<typeof forwardToLoopback>;
   let a: RunningGateway;
   let b: RunningGateway;
   let lb: Awaited<ReturnType<typeof startBalancer>>;
   let publicUrl: string;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string>;
   const tunnels: TunnelClient[] = [];
   const tunnel = (via: RunningGateway, account: 'alice' | 'bob', subdomain: string, auth = 'api-key') => {
     const t = connectTunnel({
@@ -87,63 +72,28 @@ describe('two gateway nodes on one Redis: the per-node gaps closed (issue 20)', 
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-scale-gaps-'));
-    redis = await startRedis();
-    upstream = await startFixtureServer('sup-http-modern.mjs');
-    loopback = forwardToLoopback({ port: upstream.port });
-    const modern = { url: upstream.url('/mcp') };
-    await writeFile(join(dir, 'a.json'), JSON.stringify({ mcpServers: { modern } }));
-    // node B also runs a stdio server of its own: killing it is an event on node B only
-    const probe = { command: process.execPath, args: [fixturePath('e2e-probe.mjs')] };
-    await writeFile(join(dir, 'b.json'), JSON.stringify({ mcpServers: { modern, probe } }));
-    const common = ['--data-dir', join(dir, 'cmd'), '--redis', redis.url];
-    for (const account of ['alice', 'bob'] as const) {
-      const added = await gatewayCommand(
-        ['accounts', 'add', account, '--password-stdin', ...common],
-        PW[account],
-      );
-      expect(added.code, added.stderr).toBe(0);
-      const key = await gatewayCommand(['keys', 'create', '--account', account, '--name', 'cli', ...common]);
-      expect(key.code, key.stderr).toBe(0);
-      keys[account] = key.stdout.trim();
-    }
     lb = await startBalancer();
     publicUrl = `http://127.0.0.1:${lb.port}`;
-    const withRedis = async (name: string) => {
-      const port = await freePort();
-      return startGateway(
-        [
-          '--config',
-          join(dir, `${name}.json`),
-          '--data-dir',
-          join(dir, name),
-          '--tunnel-zone',
-          ZONE,
-          '--redis',
-          redis.url,
-        ],
-        {
-          MCPPIPE_NODE_SECRET: SECRET,
-          MCPPIPE_NODE_PORT: String(await freePort()),
-          MCPPIPE_API_TOKEN: ADMIN,
-          MCPPIPE_WEBHOOKS_ALLOW_PRIVATE: '1',
-        },
-        { port, publicUrl },
-      );
-    };
-    [a, b] = await Promise.all([withRedis('a'), withRedis('b')]);
+    pair = await startNodePair({
+      name: 'scale-gaps',
+      accounts: PW,
+      keys: { alice: ['alice', 'cli'], bob: ['bob', 'cli'] },
+      // node B also runs a stdio server of its own: killing it is an event on node B only
+      servers: { b: { probe: { command: process.execPath, args: [fixturePath('e2e-probe.mjs')] } } },
+      env: { MCPPIPE_API_TOKEN: ADMIN, MCPPIPE_WEBHOOKS_ALLOW_PRIVATE: '1' },
+      publicUrl,
+    });
+    ({ a, b, keys } = pair);
+    loopback = forwardToLoopback({ port: pair.upstream.port });
     lb.to = b.port; // the agent's and the browser's requests land on node B
   }, 180_000);
 
   afterAll(async () => {
     await Promise.allSettled(tunnels.map((t) => t.close()));
     loopback?.close();
-    await Promise.allSettled([a?.stop(), b?.stop()]);
+    await pair?.close();
     for (const s of lb?.sockets ?? []) s.destroy();
     lb?.server.close();
-    await upstream?.close();
-    await redis?.stop();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('(1) a subdomain held on node A is refused to another account on node B with the permanent 409; the same account takes it over from B', async () => {

@@ -6,15 +6,13 @@
  * honoured by A within a second.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startFixtureServer, startRedis, waitFor } from '@mcppipe/test-utils';
-import type { RunningFixtureServer, RunningRedis } from '@mcppipe/test-utils';
+import { waitFor } from '@mcppipe/test-utils';
 import { approveAsOwner } from '@mcppipe/test-utils/oauth-flow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OWNER_PASSWORD, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { OWNER_PASSWORD, rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { startNodePair } from './tunnelStack.js';
+import type { NodePair } from './tunnelStack.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:53682/callback';
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
@@ -54,30 +52,17 @@ async function postForm(
 }
 
 describe('two gateway nodes sharing one Redis: OAuth state (S1, G2)', () => {
-  let dir: string;
-  let redis: RunningRedis;
-  let upstream: RunningFixtureServer;
+  let pair: NodePair;
   let a: RunningGateway;
   let b: RunningGateway;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-scale-oauth-'));
-    redis = await startRedis();
-    upstream = await startFixtureServer('sup-http-modern.mjs');
-    await writeFile(
-      join(dir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-    );
-    const args = (name: string) => ['--config', join(dir, 'mcp.json'), '--data-dir', join(dir, name)];
-    a = await startGateway([...args('a'), '--redis', redis.url]);
-    b = await startGateway([...args('b'), '--redis', redis.url], {}, { publicUrl: a.url });
+    pair = await startNodePair({ name: 'scale-oauth', tunnels: false, publicUrl: 'a' });
+    ({ a, b } = pair);
   }, 180_000);
 
   afterAll(async () => {
-    const codes = await Promise.all([a?.stop(), b?.stop()]);
-    await upstream?.close();
-    await redis?.stop();
-    await rm(dir, { recursive: true, force: true });
+    const codes = await pair?.close();
     expect(codes, `${a?.stderr()}\n${b?.stderr()}`).toEqual([0, 0]);
   });
 

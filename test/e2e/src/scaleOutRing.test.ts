@@ -3,20 +3,15 @@
  * on a random port, two `mcppipe-gateway` processes sharing it, a real tunnel client held by node A and a real MCP
  * server behind it. The exchanges recorded on node A are read on node B, owner-scoped and redacted as on one node.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort, startFixtureServer, startRedis, waitFor } from '@mcppipe/test-utils';
-import type { RunningFixtureServer, RunningRedis } from '@mcppipe/test-utils';
+import { waitFor } from '@mcppipe/test-utils';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { startNodePair } from './tunnelStack.js';
+import type { NodePair } from './tunnelStack.js';
 
-const ZONE = 'tunnel.test';
-const SECRET = randomBytes(32).toString('hex');
 const TUNNEL = 'cap--alice';
 
 interface Summary {
@@ -28,14 +23,12 @@ interface Summary {
 }
 
 describe('two gateway nodes on one Redis: the traffic ring in the store (issues 19, 20)', () => {
-  let dir: string;
-  let redis: RunningRedis;
-  let upstream: RunningFixtureServer;
-  let loopback: ReturnType<typeof forwardToLoopback>;
+  let pair: NodePair;
   let a: RunningGateway;
   let b: RunningGateway;
+  let loopback: ReturnType<typeof forwardToLoopback>;
   let tunnel: TunnelClient;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string>;
   /** GET on a node's /api (bounded: 10 s). */
   const api = async (gw: RunningGateway, path: string, key: string) => {
     const res = await fetch(`${gw.url}${path}`, {
@@ -46,40 +39,13 @@ describe('two gateway nodes on one Redis: the traffic ring in the store (issues 
   };
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-scale-ring-'));
-    redis = await startRedis();
-    upstream = await startFixtureServer('sup-http-modern.mjs');
-    loopback = forwardToLoopback({ port: upstream.port });
-    await writeFile(
-      join(dir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-    );
-    const common = ['--data-dir', join(dir, 'cmd'), '--redis', redis.url];
-    for (const account of ['alice', 'bob'] as const) {
-      const added = await gatewayCommand(
-        ['accounts', 'add', account, '--password-stdin', ...common],
-        `${account} pw`,
-      );
-      expect(added.code, added.stderr).toBe(0);
-      const key = await gatewayCommand(['keys', 'create', '--account', account, '--name', 'cli', ...common]);
-      expect(key.code, key.stderr).toBe(0);
-      keys[account] = key.stdout.trim();
-    }
-    const node = async (name: string) =>
-      startGateway(
-        [
-          '--config',
-          join(dir, 'mcp.json'),
-          '--data-dir',
-          join(dir, name),
-          '--tunnel-zone',
-          ZONE,
-          '--redis',
-          redis.url,
-        ],
-        { MCPPIPE_NODE_SECRET: SECRET, MCPPIPE_NODE_PORT: String(await freePort()) },
-      );
-    [a, b] = await Promise.all([node('a'), node('b')]);
+    pair = await startNodePair({
+      name: 'scale-ring',
+      accounts: { alice: 'alice pw', bob: 'bob pw' },
+      keys: { alice: ['alice', 'cli'], bob: ['bob', 'cli'] },
+    });
+    ({ a, b, keys } = pair);
+    loopback = forwardToLoopback({ port: pair.upstream.port });
     tunnel = connectTunnel({
       relayUrl: `${a.url}/tunnel/connect`,
       apiKey: keys['alice']!,
@@ -93,10 +59,7 @@ describe('two gateway nodes on one Redis: the traffic ring in the store (issues 
   afterAll(async () => {
     await tunnel?.close();
     loopback?.close();
-    await Promise.allSettled([a?.stop(), b?.stop()]);
-    await upstream?.close();
-    await redis?.stop();
-    await rm(dir, { recursive: true, force: true });
+    await pair?.close();
   });
 
   it('a call through the tunnel held by node A is listed on node B to its owner, redacted; another account gets 404', async () => {

@@ -5,24 +5,22 @@
  * owner's API key: exchanges with their fields, redaction, the Live SSE stream, replay, per-tool stats, stars,
  * sampling under its call, owner scoping (404 for another account) and metadata-only zero-knowledge records.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { fixturePath, startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
-import type { RunningCli, RunningFixtureServer } from '@mcppipe/test-utils';
+import { fixturePath, readSse, waitFor } from '@mcppipe/test-utils';
+import type { RunningCli, SseEvent } from '@mcppipe/test-utils';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { node, startTunnelCli, startTunnelGateway } from './tunnelStack.js';
+import type { TunnelGateway } from './tunnelStack.js';
 
 const ZONE = 'capture.test';
 const TUNNEL = 'cap--alice';
-const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
 
 interface Summary {
   id: string;
@@ -39,13 +37,12 @@ interface Summary {
 }
 
 describe('capture at the relay (issue 19)', () => {
-  let dir: string;
+  let stack: TunnelGateway;
   let gw: RunningGateway;
   let cli: RunningCli;
-  let upstream: RunningFixtureServer;
   let zk: TunnelClient;
   let loopback: ReturnType<typeof forwardToLoopback>;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string>;
 
   const api = async (path: string, key: string | null = keys['alice']!, init: RequestInit = {}) => {
     const res = await fetch(`${gw.url}${path}`, {
@@ -70,62 +67,22 @@ describe('capture at the relay (issue 19)', () => {
     });
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-capture-'));
-    const dataDir = join(dir, 'data');
-    upstream = await startFixtureServer('sup-http-modern.mjs');
-    await writeFile(
-      join(dir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-    );
-    for (const slug of ['alice', 'bob']) {
-      const added = await gatewayCommand(
-        ['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir],
-        `${slug} pw!`,
-      );
-      expect(added.code).toBe(0);
-    }
-    for (const [name, account, keyName] of [
-      ['alice', 'alice', 'laptop'],
-      ['agent', 'alice', 'agent'],
-      ['bob', 'bob', 'laptop'],
-    ] as const) {
-      const key = await gatewayCommand([
-        'keys',
-        'create',
-        '--account',
-        account,
-        '--name',
-        keyName,
-        '--data-dir',
-        dataDir,
-      ]);
-      expect(key.code).toBe(0);
-      keys[name] = key.stdout.trim();
-    }
-    gw = await startGateway([
-      '--config',
-      join(dir, 'mcp.json'),
-      '--data-dir',
-      dataDir,
-      '--tunnel-zone',
-      ZONE,
-    ]);
-    cli = await startCli([
-      '--stdio',
-      `faults=${node(fixturePath('agg-faults.mjs'))}`,
-      '--stdio',
-      `spare=${node(fixturePath('agg-faults.mjs'))}`,
-      '--tunnel',
-      gw.url,
-      '--api-key',
-      keys['alice']!,
-      '--subdomain',
-      'cap',
-      '--tunnel-auth',
-      'api-key',
-    ]);
-    await waitFor(() => cli.stderr().includes('tunnel connected: '), { timeoutMs: 30_000 });
-    loopback = forwardToLoopback({ port: upstream.port });
+    stack = await startTunnelGateway({
+      name: 'capture',
+      zone: ZONE,
+      accounts: { alice: 'alice pw!', bob: 'bob pw!' },
+      keys: { alice: ['alice', 'laptop'], agent: ['alice', 'agent'], bob: ['bob', 'laptop'] },
+    });
+    ({ gw, keys } = stack);
+    cli = await startTunnelCli({
+      gateway: gw.url,
+      apiKey: keys['alice']!,
+      subdomain: 'cap',
+      auth: 'api-key',
+      stdio: { faults: node(fixturePath('agg-faults.mjs')), spare: node(fixturePath('agg-faults.mjs')) },
+      timeoutMs: 30_000,
+    });
+    loopback = forwardToLoopback({ port: stack.upstream!.port });
     zk = connectTunnel({
       relayUrl: `${gw.url}/tunnel/connect`,
       apiKey: keys['alice']!,
@@ -141,9 +98,7 @@ describe('capture at the relay (issue 19)', () => {
     await zk?.close();
     loopback?.close();
     await cli?.stop();
-    const code = gw ? await gw.stop() : 0;
-    await upstream?.close();
-    await rm(dir, { recursive: true, force: true });
+    const code = stack ? await stack.close() : 0;
     expect(code, gw?.stderr()).toBe(0);
   });
 
@@ -202,31 +157,28 @@ describe('capture at the relay (issue 19)', () => {
   });
 
   it('the Live SSE stream gets a new exchange', async () => {
-    const ac = new AbortController();
-    const res = await fetch(`${gw.url}/api/tunnels/${TUNNEL}/exchanges/stream`, {
-      headers: { authorization: `Bearer ${keys['alice']}` },
-      signal: ac.signal,
-    });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const reader = res.body!.getReader();
     const client = new Client({ name: 'capture-live', version: '1' });
-    await client.connect(agentTransport());
-    await client.callTool({ name: 'spare__echo', arguments: { text: 'live' } });
-    let text = '';
-    const deadline = Date.now() + 15_000;
-    while (!text.includes('"name":"spare__echo"') && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += Buffer.from(value).toString();
+    const isEcho = (e: SseEvent) => e.data.includes('"name":"spare__echo"');
+    try {
+      const events = await readSse(`${gw.url}/api/tunnels/${TUNNEL}/exchanges/stream`, {
+        headers: { authorization: `Bearer ${keys['alice']}` },
+        until: (read) => read.some(isEcho),
+        onOpen: async (res) => {
+          expect(res.status).toBe(200);
+          expect(res.headers.get('content-type')).toContain('text/event-stream');
+          await client.connect(agentTransport());
+          await client.callTool({ name: 'spare__echo', arguments: { text: 'live' } });
+        },
+        timeoutMs: 15_000,
+      });
+      const frame = events.find(isEcho)!;
+      expect(frame.id).toMatch(/^ex_/);
+      expect(frame.event).toBe('exchange');
+      const data = JSON.parse(frame.data) as Summary;
+      expect(data).toMatchObject({ method: 'tools/call', upstream: 'spare', status: 'ok', caller: 'agent' });
+    } finally {
+      await client.close();
     }
-    ac.abort();
-    await client.close();
-    const frame = text.split('\n\n').find((f) => f.includes('"name":"spare__echo"'))!;
-    expect(frame).toMatch(/^id: ex_/m);
-    expect(frame).toContain('event: exchange');
-    const data = JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) as Summary;
-    expect(data).toMatchObject({ method: 'tools/call', upstream: 'spare', status: 'ok', caller: 'agent' });
   });
 
   it('replay sends the edited request through the same tunnel and appears as a new exchange', async () => {

@@ -7,8 +7,7 @@
  * the gateway then a restart on the same port and data dir, SIGKILL of the CLI, another account's key, and no
  * process left after stop.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -25,15 +24,15 @@ import {
 import type { RunningCli } from '@mcppipe/test-utils';
 import { approveAsOwner } from '@mcppipe/test-utils/oauth-flow';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand, rawRequest, rpcHeaders, startGateway } from './gatewayProcess.js';
+import { rawRequest, rpcHeaders, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { ZONE, node, startTunnelGateway } from './tunnelStack.js';
+import type { TunnelGateway } from './tunnelStack.js';
 
-const ZONE = 'tunnel.test';
 const ALICE_PW = 'alice e2e tunnel passphrase';
 const BOB_PW = 'bob e2e tunnel passphrase';
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
 
-const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
 const text = (r: unknown) =>
   ((r as { content?: { type: string; text?: string }[] }).content ?? []).find((c) => c.type === 'text')
     ?.text ?? '';
@@ -48,9 +47,8 @@ const connectedCount = (cli: RunningCli) => cli.stderr().split('tunnel connected
 
 describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunnel as processes', () => {
   const zoned = zoneFetch(ZONE);
-  const keys: Record<string, string> = {};
-  let dir: string;
-  let dataDir: string;
+  let stack: TunnelGateway;
+  let keys: Record<string, string>;
   let probeLog: string;
   let gw: RunningGateway;
   /** `--tunnel-auth oauth` (the default), subdomain `web`. */
@@ -62,8 +60,8 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
   let laptopUrl: URL;
   const pids = new Set<number>();
 
-  const gatewayArgs = () => ['--config', join(dir, 'mcp.json'), '--data-dir', dataDir, '--tunnel-zone', ZONE];
-  const startTunnelCli = (apiKey: string, extra: string[]) =>
+  /** `mcppipe up --tunnel` over both upstreams; the caller waits for what it expects (connected, or refused). */
+  const startUpTunnel = (apiKey: string, extra: string[]) =>
     startCli([...upstreams, '--tunnel', gw.url, '--api-key', apiKey, ...extra], {
       env: { PROBE_LOG: probeLog },
     });
@@ -87,36 +85,21 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
     (await readFile(probeLog, 'utf8').catch(() => '')).includes(tag);
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-tunnel-e2e-'));
-    dataDir = join(dir, 'data');
-    probeLog = join(dir, 'probe.log');
-    // the gateway needs one server of its own besides the relay (an empty mcpServers is refused)
-    await writeFile(
-      join(dir, 'mcp.json'),
-      JSON.stringify({
-        mcpServers: { own: { command: process.execPath, args: [fixturePath('e2e-probe.mjs')] } },
-      }),
-    );
-    for (const [slug, pw] of [
-      ['alice', ALICE_PW],
-      ['bob', BOB_PW],
-    ] as const) {
-      const added = await gatewayCommand(
-        ['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir],
-        pw,
-      );
-      expect(added.code, added.stderr).toBe(0);
-      const key = await gatewayCommand(['keys', 'create', '--account', slug, '--data-dir', dataDir]);
-      expect(key.code, key.stderr).toBe(0);
-      keys[slug] = key.stdout.trim();
-    }
-    gw = await startGateway(gatewayArgs());
+    stack = await startTunnelGateway({
+      name: 'tunnel-e2e',
+      // the gateway needs one server of its own besides the relay (an empty mcpServers is refused)
+      servers: { own: { command: process.execPath, args: [fixturePath('e2e-probe.mjs')] } },
+      accounts: { alice: ALICE_PW, bob: BOB_PW },
+      keys: { alice: ['alice'], bob: ['bob'] },
+    });
+    ({ gw, keys } = stack);
+    probeLog = join(stack.dir, 'probe.log');
     pids.add(gw.proc.pid!);
     webUrl = new URL(`http://web--alice.${ZONE}:${gw.port}/mcp`);
     laptopUrl = new URL(`http://laptop--alice.${ZONE}:${gw.port}/mcp`);
     [webCli, keyCli] = await Promise.all([
-      startTunnelCli(keys['alice']!, ['--subdomain', 'web']),
-      startTunnelCli(keys['alice']!, ['--subdomain', 'laptop', '--tunnel-auth', 'api-key']),
+      startUpTunnel(keys['alice']!, ['--subdomain', 'web']),
+      startUpTunnel(keys['alice']!, ['--subdomain', 'laptop', '--tunnel-auth', 'api-key']),
     ]);
     for (const cli of [webCli, keyCli]) {
       await waitFor(() => connectedCount(cli) === 1, { timeoutMs: 30_000, message: 'the tunnel to connect' });
@@ -126,9 +109,8 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
 
   afterAll(async () => {
     await Promise.allSettled([webCli?.stop(), keyCli?.stop()]);
-    await gw?.stop();
+    await stack?.close();
     await zoned.close();
-    await rm(dir, { recursive: true, force: true });
   });
 
   it('prints the public URLs the relay handed out, with the auth mode, never the key', () => {
@@ -234,7 +216,7 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
     });
     expect(bob.status).toBe(401);
     expect(bob.body).not.toContain('faults__echo');
-    const taken = await startTunnelCli(keys['bob']!, ['--subdomain', 'laptop', '--tunnel-auth', 'api-key']);
+    const taken = await startUpTunnel(keys['bob']!, ['--subdomain', 'laptop', '--tunnel-auth', 'api-key']);
     try {
       await waitFor(() => taken.stderr().includes('"code":"MCPP_TUNNEL_SUBDOMAIN_TAKEN"'), {
         timeoutMs: 30_000,
@@ -262,7 +244,7 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
     const exited = new Promise((r) => gw.proc.once('exit', r));
     gw.proc.kill('SIGKILL');
     await exited;
-    gw = await startGateway(gatewayArgs(), {}, { port });
+    gw = stack.gw = await startGateway(stack.args, {}, { port });
     pids.add(gw.proc.pid!);
     await waitFor(() => connectedCount(keyCli) > before[1]! && connectedCount(webCli) > before[0]!, {
       timeoutMs: 60_000,

@@ -5,18 +5,16 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { fixturePath, readSse, startCli, startFixtureServer, waitFor } from '@mcppipe/test-utils';
-import type { RunningCli, RunningFixtureServer, SseEvent } from '@mcppipe/test-utils';
+import { fixturePath, readSse, waitFor } from '@mcppipe/test-utils';
+import type { RunningCli, SseEvent } from '@mcppipe/test-utils';
 import { connectTunnel } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { node, startTunnelCli, startTunnelGateway } from './tunnelStack.js';
+import type { TunnelGateway } from './tunnelStack.js';
 
 interface Evt {
   id: string;
@@ -25,10 +23,8 @@ interface Evt {
   data: Record<string, unknown>;
 }
 
-const ZONE = 'tunnel.test';
 const ADMIN = 'admin-token-for-the-e2e-events-suite-0123456789';
 const TUNNEL = 'laptop--alice';
-const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
 
 /** The Standard Webhooks reference check: `v1,` + base64 HMAC-SHA256 keyed with the secret's base64 part. */
 function verifySignature(secret: string, headers: IncomingHttpHeaders, body: string): boolean {
@@ -46,13 +42,12 @@ function verifySignature(secret: string, headers: IncomingHttpHeaders, body: str
 }
 
 describe('events through a tunnel (issue 18)', () => {
-  let dir: string;
+  let stack: TunnelGateway;
+  let strict: TunnelGateway | undefined;
   let gw: RunningGateway;
-  let strict: RunningGateway | undefined;
-  let upstream: RunningFixtureServer;
   let cli: RunningCli;
   let solo: RunningCli;
-  const keys: Record<string, string> = {};
+  let keys: Record<string, string>;
   const cleanup: (() => Promise<unknown>)[] = [];
   const auth = (who: 'alice' | 'bob' | 'admin') => ({
     authorization: `Bearer ${who === 'admin' ? ADMIN : keys[who]!}`,
@@ -101,76 +96,36 @@ describe('events through a tunnel (issue 18)', () => {
   }
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mcppipe-tunnel-events-'));
-    const dataDir = join(dir, 'data');
-    upstream = await startFixtureServer('sup-http-modern.mjs');
-    await writeFile(
-      join(dir, 'mcp.json'),
-      JSON.stringify({ mcpServers: { modern: { url: upstream.url('/mcp') } } }),
-    );
-    for (const slug of ['alice', 'bob']) {
-      expect(
-        (
-          await gatewayCommand(
-            ['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir],
-            `${slug} pw 123`,
-          )
-        ).code,
-      ).toBe(0);
-      const key = await gatewayCommand([
-        'keys',
-        'create',
-        '--account',
-        slug,
-        '--name',
-        'k',
-        '--data-dir',
-        dataDir,
-      ]);
-      keys[slug] = key.stdout.trim();
-    }
-    gw = await startGateway(
-      ['--config', join(dir, 'mcp.json'), '--data-dir', dataDir, '--tunnel-zone', ZONE],
-      {
+    stack = await startTunnelGateway({
+      name: 'tunnel-events',
+      accounts: { alice: 'alice pw 123', bob: 'bob pw 123' },
+      keys: { alice: ['alice', 'k'], bob: ['bob', 'k'] },
+      env: {
         MCPPIPE_API_TOKEN: ADMIN,
         MCPPIPE_WEBHOOKS_ALLOW_PRIVATE: '1',
         MCPPIPE_TEST_WEBHOOK_RETRY_MS: '300,300,300',
       },
-    );
-    const tunnelArgs = (subdomain: string) => [
-      '--tunnel',
-      gw.url,
-      '--api-key',
-      keys['alice']!,
-      '--subdomain',
-      subdomain,
-      '--tunnel-auth',
-      'none',
-    ];
+    });
+    ({ gw, keys } = stack);
+    const tunnel = { gateway: gw.url, apiKey: keys['alice']!, auth: 'none', timeoutMs: 30_000 } as const;
     [cli, solo] = await Promise.all([
-      startCli([
-        '--stdio',
-        `probe=${node(fixturePath('e2e-probe.mjs'))}`,
-        '--stdio',
-        `docs=${node(fixturePath('evt-rug-pull.mjs'))}`,
-        ...tunnelArgs('laptop'),
-        '--hold-changed-tools',
-      ]),
-      startCli(['--stdio', `only=${node(fixturePath('e2e-probe.mjs'))}`, ...tunnelArgs('solo')]),
+      startTunnelCli({
+        ...tunnel,
+        subdomain: 'laptop',
+        stdio: {
+          probe: node(fixturePath('e2e-probe.mjs')),
+          docs: node(fixturePath('evt-rug-pull.mjs')),
+        },
+        flags: ['--hold-changed-tools'],
+      }),
+      startTunnelCli({ ...tunnel, subdomain: 'solo', stdio: { only: node(fixturePath('e2e-probe.mjs')) } }),
     ]);
-    await waitFor(
-      () => cli.stderr().includes('tunnel connected: ') && solo.stderr().includes('tunnel connected: '),
-      {
-        timeoutMs: 30_000,
-      },
-    );
   }, 180_000);
 
   afterAll(async () => {
     for (const fn of cleanup.reverse()) await fn().catch(() => {});
     await Promise.allSettled([cli?.stop(), solo?.stop()]);
-    await Promise.allSettled([gw?.stop(), strict?.stop(), upstream?.close()]);
-    await rm(dir, { recursive: true, force: true });
+    await Promise.allSettled([stack?.close(), strict?.close()]);
   });
 
   it("lists the owner's tunnels; the single-upstream tunnel has an empty upstream list", async () => {
@@ -342,24 +297,16 @@ describe('events through a tunnel (issue 18)', () => {
   }, 60_000);
 
   it('refuses a private-address webhook target when the operator has not allowed them', async () => {
-    const dataDir = join(dir, 'strict');
-    await gatewayCommand(
-      ['accounts', 'add', 'carol', '--password-stdin', '--data-dir', dataDir],
-      'carol pw 123',
-    );
-    const key = (
-      await gatewayCommand(['keys', 'create', '--account', 'carol', '--data-dir', dataDir])
-    ).stdout.trim();
-    strict = await startGateway([
-      '--config',
-      join(dir, 'mcp.json'),
-      '--data-dir',
-      dataDir,
-      '--tunnel-zone',
-      ZONE,
-    ]);
+    strict = await startTunnelGateway({
+      name: 'tunnel-events-strict',
+      accounts: { carol: 'carol pw 123' },
+      keys: { carol: ['carol'] },
+      servers: { modern: { url: stack.upstream!.url('/mcp') } },
+    });
+    const key = strict.keys['carol']!;
+    const base = strict.gw.url;
     const tunnel: TunnelClient = connectTunnel({
-      relayUrl: `${strict.url}/tunnel/connect`,
+      relayUrl: `${base}/tunnel/connect`,
       apiKey: key,
       subdomain: 'web',
       handler: (_req, res) => res.writeHead(404).end(),
@@ -367,7 +314,7 @@ describe('events through a tunnel (issue 18)', () => {
     cleanup.push(() => tunnel.close());
     await waitFor(() => tunnel.publicUrl !== undefined, { timeoutMs: 15_000 });
     for (const url of ['http://127.0.0.1:9/hook', 'http://10.1.2.3/hook', 'http://[::1]:9/hook']) {
-      const res = await fetch(`${strict.url}/api/tunnels/web--carol/webhooks`, {
+      const res = await fetch(`${base}/api/tunnels/web--carol/webhooks`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ url, events: ['upstream.state_changed'] }),

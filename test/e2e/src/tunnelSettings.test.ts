@@ -4,26 +4,25 @@
  * of both eras through the tunnel, and the `/api` session, keys and settings routes over loopback HTTP.
  */
 import { stat } from 'node:fs/promises';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { fixturePath, startCli, waitFor } from '@mcppipe/test-utils';
+import { fixturePath, waitFor } from '@mcppipe/test-utils';
 import type { RunningCli } from '@mcppipe/test-utils';
 import { connectTunnel } from '@mcppipe/tunnel';
 import type { TunnelStatus } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayCommand, startGateway } from './gatewayProcess.js';
+import { gatewayCommand } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
+import { node, startTunnelCli, startTunnelGateway } from './tunnelStack.js';
+import type { TunnelGateway } from './tunnelStack.js';
 
 const ALICE_PW = 'alice settings passphrase';
 const BOB_PW = 'bob settings passphrase';
 const TUNNEL = 'laptop--alice';
-const node = (script: string) => [process.execPath, script].map((a) => JSON.stringify(a)).join(' ');
 
-let dir: string;
+let stack: TunnelGateway;
 let dataDir: string;
 let gw: RunningGateway;
 let cli: RunningCli;
@@ -93,57 +92,27 @@ async function legacy(): Promise<V1Client> {
 const rpcError = (err: unknown) => err as { code?: number; message?: string; data?: Record<string, unknown> };
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mcppipe-settings-'));
-  dataDir = join(dir, 'data');
-  await writeFile(
-    join(dir, 'mcp.json'),
-    JSON.stringify({
-      mcpServers: { basic: { command: process.execPath, args: [fixturePath('sup-basic.mjs')] } },
-    }),
-  );
-  for (const [slug, pw] of [
-    ['alice', ALICE_PW],
-    ['bob', BOB_PW],
-  ] as const) {
-    expect(
-      (await gatewayCommand(['accounts', 'add', slug, '--password-stdin', '--data-dir', dataDir], pw)).code,
-    ).toBe(0);
-  }
-  const key = await gatewayCommand([
-    'keys',
-    'create',
-    '--account',
-    'alice',
-    '--name',
-    'cli',
-    '--data-dir',
-    dataDir,
-  ]);
-  aliceKey = key.stdout.trim();
-  gw = await startGateway(
-    ['--config', join(dir, 'mcp.json'), '--data-dir', dataDir, '--tunnel-zone', 'tunnel.test'],
-    { TRUSTED_PROXIES: '127.0.0.1' },
-  );
-  cli = await startCli([
-    '--stdio',
-    `faults=${node(fixturePath('agg-faults.mjs'))}`,
-    '--stdio',
-    `probe=${node(fixturePath('e2e-probe.mjs'))}`,
-    '--tunnel',
-    gw.url,
-    '--api-key',
-    aliceKey,
-    '--subdomain',
-    'laptop',
-  ]);
+  stack = await startTunnelGateway({
+    name: 'settings',
+    servers: { basic: { command: process.execPath, args: [fixturePath('sup-basic.mjs')] } },
+    accounts: { alice: ALICE_PW, bob: BOB_PW },
+    keys: { alice: ['alice', 'cli'] },
+    env: { TRUSTED_PROXIES: '127.0.0.1' },
+  });
+  ({ dataDir, gw } = stack);
+  aliceKey = stack.keys['alice']!;
+  cli = await startTunnelCli({
+    gateway: gw.url,
+    apiKey: aliceKey,
+    subdomain: 'laptop',
+    stdio: { faults: node(fixturePath('agg-faults.mjs')), probe: node(fixturePath('e2e-probe.mjs')) },
+  });
   publicUrl = new URL(`${gw.url}/t/${TUNNEL}/mcp`);
-  await waitFor(() => cli.stderr().includes('tunnel connected: '), { timeoutMs: 60_000 });
 }, 180_000);
 
 afterAll(async () => {
   await cli?.stop();
-  await gw?.stop();
-  if (dir) await rm(dir, { recursive: true, force: true });
+  await stack?.close();
 });
 
 describe('POST|GET|DELETE /api/session', () => {

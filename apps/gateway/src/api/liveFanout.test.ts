@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ExchangeCapture, type RawExchange } from '@mcppipe/capture';
+import { parseSse } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveFanout } from './liveFanout.js';
 
@@ -71,9 +72,14 @@ describe('LiveFanout', () => {
     const texts = await Promise.all(readers);
     for (const text of texts) {
       expect(text.startsWith(': connected\n\n')).toBe(true);
-      expect([...text.matchAll(/^id: (ex_\w+)$/gm)].map((m) => m[1])).toEqual(ids);
-      const first = /^data: (.*)$/m.exec(text)![1]!;
-      expect(JSON.parse(first)).toMatchObject({ id: ids[0], name: 'a__b', upstream: 'a', status: 'ok' });
+      const events = parseSse(text);
+      expect(events.map((e) => [e.id, e.event])).toEqual(ids.map((id) => [id, 'exchange']));
+      expect(JSON.parse(events[0]!.data)).toMatchObject({
+        id: ids[0],
+        name: 'a__b',
+        upstream: 'a',
+        status: 'ok',
+      });
     }
     expect(writes).toEqual([2, 2, 2]); // `: connected`, then the 20 frames together
   });

@@ -1,10 +1,17 @@
-// Issue 20's closed gaps, what sharing costs (DESIGN.md S1, S2), all on 127.0.0.1 in one run:
+// A one-off investigation, not a run.js scenario: what closing issue 20's gaps costs (DESIGN.md S1, S2), measured
+// once for docs/scale.md ("The cost of the closed gaps"; bench/results/2026-12-01-scale-gaps.json). Kept to rerun
+// after a change to the shared store; `node bench/src/run.js` does not run it (R9 is the scale scenario there).
+//
+//   node bench/src/tools/scale-gaps.mjs [--rounds 5]
+//
+// Needs the workspace built (`npx -y pnpm@12.4.2 build`) and redis-server installed. Prints a JSON summary on stdout,
+// a line per round on stderr. All on 127.0.0.1, in one run:
 //  - tunnel connect → connected → close on node A (`--redis`: the cross-node reservation, the claim and the release
 //    are Redis round trips) vs node C (no Redis, the baseline), alternating rounds;
 //  - `GET /api/session` with a session cookie on A (one Redis read per request) vs C, alternating rounds;
 //  - propagation: a webhook created on A until B lists it; a pin accepted on A until B reads it.
 // One redis-server (no persistence), three gateway processes, the SDK echo server. Bounded: counts and time per
-// round. Usage: node bench/src/scale-gaps.mjs [--rounds 5] (needs the gateway built and redis-server installed).
+// round.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,8 +19,8 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { connectTunnel } from '@mcppipe/tunnel';
-import { GATEWAY_CLI, startBaseline, startProcess, stopAll } from './lib/processes.js';
-import { freePort, median, sleep } from './lib/util.js';
+import { GATEWAY_CLI, startBaseline, startProcess, stopAll } from '../lib/processes.js';
+import { freePort, median, sleep } from '../lib/util.js';
 
 const ROUNDS = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 5;
 const CONNECTS = 20; // per node per round

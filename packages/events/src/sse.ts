@@ -73,7 +73,8 @@ export function openSseStream(res: ServerResponse, options: SseStreamOptions = {
     ...options.headers,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-store',
-    connection: 'keep-alive',
+    // no `connection: keep-alive`: HTTP/1.1 keeps the connection by default, and HTTP/2 (a stream reached through
+    // the tunnel) forbids the header (node warns `UnsupportedWarning` on every such response)
     'x-accel-buffering': 'no',
   });
   res.flushHeaders();

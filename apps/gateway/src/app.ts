@@ -69,7 +69,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   });
 
   // Stage 1, before every other hook: the per-IP rate limit.
-  await registerRateLimit(app, d.rateLimit, d.observer);
+  registerRateLimit(app, d.rateLimit, d.observer);
   // Tunnel traffic (T4) is the relay's: its own auth and allowlist, streamed without body parsing.
   if (d.tunnelHook) app.addHook('onRequest', d.tunnelHook);
   if (d.loopback) {

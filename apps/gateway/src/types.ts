@@ -48,11 +48,11 @@ export interface RateLimitOptions {
   max?: number;
   /** Window length in ms. Default 60 000. */
   timeWindowMs?: number;
-  /** Most IPs remembered (LRU). Default 10 000. */
+  /** Most IPs remembered (idle full buckets evicted first, then the oldest). Default 10 000. */
   cacheSize?: number;
   /**
    * Buckets shared by every node (S2, `RedisBucketStore`): the limit holds for all nodes together. Unset: the
-   * in-process LRU of `@fastify/rate-limit`.
+   * in-process `MemoryBucketStore` (at most `cacheSize` IPs).
    */
   shared?: BucketStore;
 }

@@ -14,8 +14,8 @@ import { BoundedRing } from './ring.js';
 import { SharedWriter } from './shared.js';
 import type { SharedExchangeRing, SharedWriterOptions } from './shared.js';
 import { ToolStats } from './stats.js';
-import { tapExchange } from './tap.js';
-import type { TapOptions } from './tap.js';
+import { tapExchange, teeExchange } from './tap.js';
+import type { ExchangeTee, TapOptions } from './tap.js';
 import { runReplay } from './replay.js';
 import type { ReplayAnswer } from './replay.js';
 import type {
@@ -191,6 +191,27 @@ export class ExchangeCapture {
     exchange: { req: IncomingMessage; res: ServerResponse },
     context: ExchangeContext,
   ): void {
+    tapExchange(exchange, this.#tapOptions(context), (raw) => this.#record(tunnel, raw));
+  }
+
+  /**
+   * Opens the record of one exchange of a tunnel whose forwarder feeds the bodies itself (see `teeExchange`); it is
+   * recorded once the response has closed.
+   *
+   * @param tunnel - the tunnel id (`<subdomain>--<account>`)
+   * @param exchange - `req`: the public request; `res`: the public response, nothing written yet
+   * @param context - caller, zero-knowledge, capture of values
+   * @returns the request and response collectors to feed with each chunk as it passes
+   */
+  tee(
+    tunnel: string,
+    exchange: { req: IncomingMessage; res: ServerResponse },
+    context: ExchangeContext,
+  ): ExchangeTee {
+    return teeExchange(exchange, this.#tapOptions(context), (raw) => this.#record(tunnel, raw));
+  }
+
+  #tapOptions(context: ExchangeContext): TapOptions {
     const options: TapOptions = {
       caller: context.caller,
       zeroKnowledge: context.zeroKnowledge,
@@ -199,7 +220,7 @@ export class ExchangeCapture {
     }; // built field by field: a spread of the caller's object per exchange costs a generic clone
     if (context.captureValues !== undefined) options.captureValues = context.captureValues;
     if (context.replayOf !== undefined) options.replayOf = context.replayOf;
-    tapExchange(exchange, options, (raw) => this.#record(tunnel, raw));
+    return options;
   }
 
   /**

@@ -24,6 +24,7 @@ describe('public surface', () => {
       'responseMessages',
       'runReplay',
       'tapExchange',
+      'teeExchange',
       'upstreamOf',
     ]);
   });

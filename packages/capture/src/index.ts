@@ -4,7 +4,8 @@
  * records through its API.
  *
  * - {@link ExchangeCapture}: per tunnel, a ring bounded by count and bytes, Live subscribers, stats, stars.
- * - {@link tapExchange}: tees a Node request/response pair (bytes kept up to a cap, nothing parsed on the path).
+ * - {@link tapExchange}: tees a Node request/response pair (bytes kept up to a cap, nothing parsed on the path);
+ *   {@link teeExchange}: the same, fed by a forwarder that moves the bytes itself ({@link ExchangeCapture.tee}).
  * - {@link parseExchange}, {@link classifyStatus}: method, exposed name, upstream, `ok` / JSON-RPC code / `isError`.
  * - {@link redactValue}, {@link redactMessage}: argument values replaced by placeholders keeping keys and types.
  * - {@link ToolStats}: per-tool per-minute buckets with a log-scale latency histogram (p50/p95/p99 over 1 h, 24 h).
@@ -15,11 +16,11 @@
 export { ExchangeCapture } from './capture.js';
 export type { CaptureErrorCode } from './errors.js';
 export type { ExchangeCaptureOptions, ExchangeFilter, ReplaySource } from './capture.js';
-export { tapExchange } from './tap.js';
+export { tapExchange, teeExchange } from './tap.js';
 export type { SharedExchangeRing, SharedWriterOptions } from './shared.js';
 export { replayRequestHeaders, runReplay } from './replay.js';
 export type { ReplayAnswer, ReplayRun } from './replay.js';
-export type { TapOptions } from './tap.js';
+export type { ExchangeTee, TapOptions } from './tap.js';
 export { classifyStatus, parseExchange, responseMessages, upstreamOf } from './classify.js';
 export type { ParsedExchange } from './classify.js';
 export { redactMessage, redactValue } from './redact.js';

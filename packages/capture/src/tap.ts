@@ -74,38 +74,39 @@ const later = (fn: () => void) => {
 };
 
 /**
- * Tees one forwarded exchange without touching its bytes: the request's chunks as they are read, the response's as
- * they are written (kept by reference up to the cap, counted beyond it), nothing parsed. When the response has
- * closed, `onDone` runs on a later turn (one `setImmediate` for the exchanges closed in a turn), after the agent has its answer, with the raw exchange.
- * Call it before the request is piped anywhere. Zero-knowledge tunnels keep no bytes, only counts (T7).
+ * The two body collectors of one teed exchange, fed by whoever moves the bytes (the relay's forwarder feeds them as
+ * it pipes; {@link tapExchange} feeds them from the request's `data` events and the response's writes).
+ */
+export interface ExchangeTee {
+  /** The request body's collector: `push(chunk)` for each chunk as it is read. */
+  readonly request: Pick<BodySink, 'push'>;
+  /** The response body's collector: `push(chunk)` for each chunk as it is written to the agent. */
+  readonly response: Pick<BodySink, 'push' | 'add'>;
+}
+
+/**
+ * Opens the record of one exchange without touching its bytes or wrapping anything: returns the body collectors for
+ * the caller to feed (chunks kept by reference up to the cap, counted beyond it, nothing parsed) and, once `res`
+ * has closed, runs `onDone` on a later turn (one `setImmediate` for the exchanges closed in a turn), after the agent
+ * has its answer, with the raw exchange. Zero-knowledge tunnels keep no bytes, only counts (T7).
  *
- * @param exchange - `req`: the public request (not yet read); `res`: the public response (nothing written yet)
+ * @param exchange - `req`: the public request; `res`: the public response (nothing written yet)
  * @param options - the caller, the tunnel's mode, the cap
  * @param onDone - receives the raw exchange
+ * @returns the collectors to feed
  */
-export function tapExchange(
+export function teeExchange(
   { req, res }: { req: IncomingMessage; res: ServerResponse },
   options: TapOptions,
   onDone: (raw: RawExchange) => void,
-): void {
+): ExchangeTee {
   const now = options.now ?? Date.now;
   const startedAt = now();
   const cap = options.capBytes ?? DEFAULT_BODY_CAP_BYTES;
   const keep = !options.zeroKnowledge;
   const request = bodySink(cap, keep);
   const response = bodySink(cap, keep);
-  req.on('data', (chunk: Buffer) => request.push(chunk));
-  const write = res.write as (c: unknown, e: unknown, cb: unknown) => boolean;
-  const end = res.end as (c: unknown, e: unknown, cb: unknown) => ServerResponse;
-  res.write = function (chunk: unknown, encoding?: unknown, cb?: unknown) {
-    response.add(chunk, encoding);
-    return write.call(res, chunk, encoding, cb);
-  } as ServerResponse['write'];
-  res.end = function (chunk?: unknown, encoding?: unknown, cb?: unknown) {
-    response.add(chunk, encoding);
-    return end.call(res, chunk, encoding, cb);
-  } as ServerResponse['end'];
-  res.on('close', () => {
+  res.once('close', () => {
     const durationMs = now() - startedAt;
     const replayHeaders: Record<string, string> = {};
     for (const h of REPLAY_HEADERS) {
@@ -130,6 +131,36 @@ export function tapExchange(
     if (options.replayOf !== undefined) raw.replayOf = options.replayOf;
     later(() => onDone(raw));
   });
+  return { request, response };
+}
+
+/**
+ * Tees one exchange of any Node request/response pair: {@link teeExchange}, fed from the request's `data` events
+ * and by wrapping the response's `write`/`end`. Call it before the request is piped anywhere. A forwarder that
+ * moves the bytes itself feeds a {@link teeExchange} instead (no wrapping on the path).
+ *
+ * @param exchange - `req`: the public request (not yet read); `res`: the public response (nothing written yet)
+ * @param options - the caller, the tunnel's mode, the cap
+ * @param onDone - receives the raw exchange
+ */
+export function tapExchange(
+  exchange: { req: IncomingMessage; res: ServerResponse },
+  options: TapOptions,
+  onDone: (raw: RawExchange) => void,
+): void {
+  const { req, res } = exchange;
+  const { request, response } = teeExchange(exchange, options, onDone);
+  req.on('data', (chunk: Buffer) => request.push(chunk));
+  const write = res.write as (c: unknown, e: unknown, cb: unknown) => boolean;
+  const end = res.end as (c: unknown, e: unknown, cb: unknown) => ServerResponse;
+  res.write = function (chunk: unknown, encoding?: unknown, cb?: unknown) {
+    response.add(chunk, encoding);
+    return write.call(res, chunk, encoding, cb);
+  } as ServerResponse['write'];
+  res.end = function (chunk?: unknown, encoding?: unknown, cb?: unknown) {
+    response.add(chunk, encoding);
+    return end.call(res, chunk, encoding, cb);
+  } as ServerResponse['end'];
 }
 
 const sessionOf = (res: ServerResponse): string | undefined => {

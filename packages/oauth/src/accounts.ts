@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { FSWatcher } from 'node:fs';
 import { unwatchFile, watch, watchFile } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
@@ -58,7 +58,8 @@ interface AccountsFile {
 
 const invalid = (message: string) => new McpPipeError('MCPP_OAUTH_ACCOUNT_INVALID', message);
 const notFound = (message: string) => new McpPipeError('MCPP_OAUTH_ACCOUNT_NOT_FOUND', message);
-const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+// one-shot `crypto.hash` (Node ≥ 20.12): half the cost of a Hash object, on every API-key request of a tunnel
+const sha256 = (text: string): Buffer => hash('sha256', text, 'buffer');
 
 function parseFile(text: string, path: string): AccountsFile {
   let value: unknown;

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * A random, URL-safe secret.
@@ -17,7 +17,7 @@ export function randomSecret(bytes = 32): string {
  * @returns base64url of the digest
  */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('base64url');
+  return hash('sha256', secret, 'base64url'); // one-shot: every bearer check hashes the token
 }
 
 /**

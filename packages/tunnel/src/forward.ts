@@ -26,6 +26,18 @@ export interface ForwardExchange {
    * rewritten, so `content-length` is dropped). Undefined: the body is piped as is.
    */
   transform?: (headers: http2.IncomingHttpHeaders) => NodeJS.ReadWriteStream | undefined;
+  /**
+   * Fed with the bytes as they pass (the relay's exchange capture, issue 19): the request body's chunks as they are
+   * read from `req` (not `body`: a caller that read the body tees it itself), and the response body's chunks as
+   * they are written to `res` (after `transform`), the relay's own 502 answer included.
+   */
+  tee?: ForwardTee | undefined;
+}
+
+/** The collectors {@link ForwardExchange.tee} feeds: `push(chunk)` on each side. */
+export interface ForwardTee {
+  readonly request: { push(chunk: Buffer): void };
+  readonly response: { push(chunk: Buffer): void };
 }
 
 const NO_BODY = new Set(['GET', 'HEAD', 'OPTIONS', 'DELETE']);
@@ -73,9 +85,9 @@ export function pipeExchange(
   exchange: ForwardExchange,
   hasBody: boolean,
 ): Promise<void> {
-  const { req, res, body } = exchange;
+  const { req, res, body, tee } = exchange;
   if (body !== undefined) stream.end(body);
-  else if (hasBody) pipeBody(req, stream);
+  else if (hasBody) pipeBody(req, stream, tee);
   return new Promise<void>((resolve) => {
     const cancel = (): void => {
       if (!stream.closed) stream.close(http2.constants.NGHTTP2_CANCEL);
@@ -92,6 +104,7 @@ export function pipeExchange(
       res.writeHead(status, endToEndHeaders(headers, through ? NO_COOKIE_NO_LENGTH : NO_COOKIE));
       if (through === undefined) stream.pipe(res);
       else stream.pipe(through).pipe(res);
+      if (tee !== undefined) (through ?? stream).on('data', (chunk: Buffer) => tee.response.push(chunk));
       // Headers leave with the first body chunk, in one write instead of two. An event stream's first event may
       // come much later, and the agent waits for the headers: those are flushed after this turn of the event loop
       // if no chunk took them along (a no-op when one did).
@@ -116,6 +129,7 @@ export function pipeExchange(
         },
       });
       res.writeHead(502, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      tee?.response.push(Buffer.from(body));
       res.end(body);
     };
     stream.on('error', fail);
@@ -131,10 +145,11 @@ export function pipeExchange(
  * comes a tick later and leaves in a frame (and a WebSocket message) of its own a loop turn later, which the CLI
  * waits for before it reads the body.
  */
-function pipeBody(req: IncomingMessage, stream: http2.ClientHttp2Stream): void {
+function pipeBody(req: IncomingMessage, stream: http2.ClientHttp2Stream, tee: ForwardTee | undefined): void {
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   let seen = 0;
   req.on('data', (chunk: Buffer) => {
+    tee?.request.push(chunk);
     if (stream.destroyed || stream.writableEnded) return;
     seen += chunk.length;
     if (seen === declared) stream.end(chunk);

@@ -20,6 +20,8 @@ const HOP_BY_HOP = new Set([
 /** Header overrides: a value sets the header, `null` deletes it. Names are lower-case. */
 export type HeaderOverrides = Readonly<Record<string, string | readonly string[] | null>>;
 
+const NO_OVERRIDES: HeaderOverrides = Object.freeze({});
+
 /** The names a `Connection` header lists (RFC 9110 §7.6.1), lower-case; undefined when there is none. */
 function connectionNamed(value: unknown): Set<string> | undefined {
   if (value === undefined) return undefined;
@@ -43,7 +45,7 @@ function connectionNamed(value: unknown): Set<string> | undefined {
  */
 export function endToEndHeaders(
   headers: IncomingHttpHeaders | OutgoingHttpHeaders,
-  overrides: HeaderOverrides = {},
+  overrides: HeaderOverrides = NO_OVERRIDES,
   into: OutgoingHttpHeaders = {},
 ): OutgoingHttpHeaders {
   const named = connectionNamed(headers.connection);
@@ -53,6 +55,8 @@ export function endToEndHeaders(
     // node lower-cases incoming names; an outgoing object may not
     const lower = name.toLowerCase();
     if (lower === 'host' || HOP_BY_HOP.has(lower) || named?.has(lower) === true) continue;
+    // a deleted name is skipped here rather than deleted below: `delete` turns `into` into a slow dictionary object
+    if (overrides[lower] === null) continue;
     into[lower] = value;
   }
   for (const name in overrides) {
@@ -61,8 +65,9 @@ export function endToEndHeaders(
     const lower = name.toLowerCase();
     // hop-by-hop names are never valid on an h2 stream; pseudo-headers are the caller's (`into`)
     if (HOP_BY_HOP.has(lower) || lower.charCodeAt(0) === 58) continue;
-    if (value === null) delete into[lower];
-    else into[lower] = typeof value === 'string' ? value : [...value];
+    if (value === null) {
+      if (into[lower] !== undefined) delete into[lower];
+    } else into[lower] = typeof value === 'string' ? value : [...value];
   }
   return into;
 }

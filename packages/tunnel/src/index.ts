@@ -16,7 +16,7 @@ export { NODE_SECRET_HEADER } from './nodeLink.js';
 export type { TunnelEvent, TunnelIdentity, TunnelRegistryOptions } from './registry.js';
 export { Tunnel } from './tunnel.js';
 export type { TunnelInfo, TunnelRequest, TunnelResponse } from './tunnel.js';
-export type { ForwardExchange } from './forward.js';
+export type { ForwardExchange, ForwardTee } from './forward.js';
 export { endToEndHeaders } from './headers.js';
 export type { HeaderOverrides } from './headers.js';
 export { writeTunnelOffline } from './offline.js';

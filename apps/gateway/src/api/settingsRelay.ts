@@ -8,7 +8,7 @@
  */
 import { RelayGate, relayRulesActive } from '@mcppipe/aggregator';
 import type { BucketStore } from '@mcppipe/policy';
-import type { ForwardExchange, Tunnel, TunnelRegistry } from '@mcppipe/tunnel';
+import type { ForwardExchange, ForwardTee, Tunnel, TunnelRegistry } from '@mcppipe/tunnel';
 import type { FastifyRequest } from 'fastify';
 import type { TunnelPolicy } from '../tunnel/policy.js';
 import { parsePolicy } from '../tunnel/policy.js';
@@ -77,11 +77,13 @@ export function createSettingsEnforcer(store: TunnelSettingsStore, buckets?: Buc
 /** The most bytes of a request body the relay reads to check it against a tunnel's policies. */
 export const GATED_BODY_LIMIT = 4 * 1024 * 1024;
 
-function readBody(req: FastifyRequest): Promise<Buffer | undefined> {
+/** Reads the body (each chunk also to the capture's `tee`); undefined past {@link GATED_BODY_LIMIT}. */
+function readBody(req: FastifyRequest, tee: ForwardTee | undefined): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.raw.on('data', (c: Buffer) => {
+      tee?.request.push(c);
       size += c.length;
       if (size > GATED_BODY_LIMIT) {
         req.raw.pause();
@@ -110,16 +112,16 @@ export async function forwardGated(
   const { registry, tunnel, gate } = target;
   const { res } = exchange;
   if (req.method !== 'POST') return registry.forward(tunnel, exchange);
-  const body = await readBody(req);
+  const body = await readBody(req, exchange.tee);
   if (body === undefined) {
+    const text = JSON.stringify({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: `Payload too large: at most ${GATED_BODY_LIMIT} bytes` },
+    });
+    exchange.tee?.response.push(Buffer.from(text));
     res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-    res.end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: null,
-        error: { code: -32600, message: `Payload too large: at most ${GATED_BODY_LIMIT} bytes` },
-      }),
-    );
+    res.end(text);
     return;
   }
   let parsed: unknown;
@@ -131,6 +133,7 @@ export async function forwardGated(
   const verdict = await gate.inspect(parsed);
   if (verdict.refusal !== undefined) {
     const text = JSON.stringify(verdict.refusal);
+    exchange.tee?.response.push(Buffer.from(text));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
     res.end(text);
     return;

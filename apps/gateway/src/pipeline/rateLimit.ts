@@ -1,14 +1,16 @@
 /**
- * Stage 1 (DESIGN.md G5): the pre-auth rate limit per client IP, the first `onRequest` hook of the app, so
- * it runs before anything is parsed or verified. `@fastify/rate-limit`'s local store is an LRU of at most
- * `cacheSize` IPs: a flood from many addresses evicts old entries and never grows memory.
- * `/livez` is exempt (liveness must answer under a flood; it does no work).
+ * Stage 1 (DESIGN.md G5): the pre-auth rate limit per client IP, the first `onRequest` hook of the app, so it runs
+ * before anything is parsed or verified. One token bucket per IP (`burst` = `max`, refilled at `max` per window) in
+ * `@mcppipe/policy`'s bucket stores: the in-process `MemoryBucketStore` (bounded to `cacheSize` IPs: a flood from
+ * many addresses evicts idle, then old buckets and never grows memory), or the store shared by every node (S2). The
+ * in-process check is synchronous: no promise per request on the relay's hot path. `/livez` is exempt (liveness
+ * must answer under a flood; it does no work).
  *
  * @module
  */
-import rateLimit from '@fastify/rate-limit';
-import type { BucketStore, TakeOutcome } from '@mcppipe/policy';
-import type { FastifyInstance } from 'fastify';
+import type { BucketRequest, BucketStore, TakeOutcome } from '@mcppipe/policy';
+import { MemoryBucketStore } from '@mcppipe/policy';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import {
   DEFAULT_RATE_LIMIT_CACHE_SIZE,
   DEFAULT_RATE_LIMIT_MAX,
@@ -18,66 +20,59 @@ import type { PipelineObserver, RateLimitOptions } from '../types.js';
 import { RPC, refuse } from './rpcError.js';
 
 /**
- * Registers the limiter and its hook on the root instance (call before any other hook or route).
+ * Registers the limiter's hook on the root instance (call before any other hook or route).
  *
  * @param app - the root Fastify instance
- * @param options - limits
+ * @param options - limits; `shared`: the buckets of every node (while that store is away requests get a clean 503)
  * @param observer - stage observer
  */
-export async function registerRateLimit(
+export function registerRateLimit(
   app: FastifyInstance,
   options: RateLimitOptions = {},
   observer?: PipelineObserver,
-): Promise<void> {
-  await app.register(rateLimit, {
-    global: false,
-    cache: options.cacheSize ?? DEFAULT_RATE_LIMIT_CACHE_SIZE,
-  });
-  if (options.shared) return sharedRateLimit(app, { ...options, shared: options.shared }, observer);
-  const limiter = app.createRateLimit({
-    max: options.max ?? DEFAULT_RATE_LIMIT_MAX,
-    timeWindow: options.timeWindowMs ?? DEFAULT_RATE_LIMIT_WINDOW_MS,
-  });
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.url === '/livez') return;
-    const result = await limiter(req);
-    if (result.isAllowed || !result.isExceeded) {
-      observer?.('rateLimit', 'pass');
-      return;
-    }
-    observer?.('rateLimit', 'reject');
-    reply.header('retry-after', String(Math.max(1, result.ttlInSeconds)));
-    return refuse(reply, 429, { code: RPC.serverError, message: 'Too many requests: rate limit exceeded' });
-  });
-}
-
-/** The same limit over buckets shared by every node (S2); while the store is away requests get a clean 503. */
-function sharedRateLimit(
-  app: FastifyInstance,
-  options: RateLimitOptions & { shared: BucketStore },
-  observer?: PipelineObserver,
 ): void {
-  const buckets = options.shared;
+  const buckets: BucketStore =
+    options.shared ??
+    new MemoryBucketStore({ maxBuckets: options.cacheSize ?? DEFAULT_RATE_LIMIT_CACHE_SIZE });
   const count = options.max ?? DEFAULT_RATE_LIMIT_MAX;
   const periodMs = options.timeWindowMs ?? DEFAULT_RATE_LIMIT_WINDOW_MS;
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.url === '/livez') return;
-    let outcome: TakeOutcome;
-    try {
-      outcome = await buckets.take([{ key: `ip:${req.ip}`, count, periodMs, burst: count }], Date.now());
-    } catch {
-      reply.header('retry-after', '1');
-      return refuse(reply, 503, {
-        code: RPC.serverError,
-        message: 'Service unavailable: the shared rate-limit store (Redis) is unreachable; retry shortly',
-      });
-    }
+  const bucketOf = (ip: string): BucketRequest[] => [{ key: `ip:${ip}`, count, periodMs, burst: count }];
+  const unavailable = (reply: FastifyReply) => {
+    reply.header('retry-after', '1');
+    refuse(reply, 503, {
+      code: RPC.serverError,
+      message: 'Service unavailable: the shared rate-limit store (Redis) is unreachable; retry shortly',
+    });
+  };
+  // true: the request goes on; false: the 429 was sent
+  const decide = (outcome: TakeOutcome, reply: FastifyReply): boolean => {
     if (outcome.ok) {
       observer?.('rateLimit', 'pass');
-      return;
+      return true;
     }
     observer?.('rateLimit', 'reject');
     reply.header('retry-after', String(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))));
-    return refuse(reply, 429, { code: RPC.serverError, message: 'Too many requests: rate limit exceeded' });
+    refuse(reply, 429, { code: RPC.serverError, message: 'Too many requests: rate limit exceeded' });
+    return false;
+  };
+  // callback style: a refusal is sent without calling `done` (Fastify's way to answer from a hook)
+  app.addHook('onRequest', (req, reply, done) => {
+    if (req.url === '/livez') return done();
+    let taken: TakeOutcome | Promise<TakeOutcome>;
+    try {
+      taken = buckets.take(bucketOf(req.ip), Date.now());
+    } catch {
+      return unavailable(reply);
+    }
+    if (!(taken instanceof Promise)) {
+      if (decide(taken, reply)) done();
+      return;
+    }
+    taken.then(
+      (outcome) => {
+        if (decide(outcome, reply)) done();
+      },
+      () => unavailable(reply),
+    );
   });
 }

@@ -2,7 +2,8 @@
  * The relay's `onRequest` hook (DESIGN.md T4, T5, T6): a request addressed to a tunnel (by `Host` or the
  * `/t/<label>/…` path) is answered here, before the gateway's own Host guard, auth and body parsing: offline
  * → 503 `tunnel_offline`; the tunnel's IP allowlist; its auth mode; then the agent's credentials are stripped,
- * `X-Forwarded-*` set and the request hijacked and streamed through the tunnel (the body is never parsed).
+ * `X-Forwarded-*` set and the request hijacked and streamed through the tunnel (the body is never parsed); a POST's
+ * bytes feed the exchange capture's tee as the forwarder moves them.
  *
  * @module
  */
@@ -10,7 +11,7 @@ import type { ExchangeCapture } from '@mcppipe/capture';
 import { isMcpPipeError } from '@mcppipe/errors';
 import { RELAY_REQUEST_HEADER, SCOPE_PATH } from '@mcppipe/events';
 import type { AccountStore, OAuthProvider } from '@mcppipe/oauth';
-import type { Tunnel, TunnelCluster, TunnelRegistry } from '@mcppipe/tunnel';
+import type { ForwardTee, Tunnel, TunnelCluster, TunnelRegistry } from '@mcppipe/tunnel';
 import { writeTunnelOffline } from '@mcppipe/tunnel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CREDENTIAL_HEADERS } from '../pipeline/auth.js';
@@ -32,7 +33,7 @@ export interface RelayHookDeps {
   accounts: AccountStore;
   oauth: Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
   logger: Logger;
-  /** The exchange capture (issue 19): POSTs are teed after auth, recorded after the response. */
+  /** The exchange capture (issue 19): POSTs are teed after auth (fed by the forwarder), recorded after the response. */
   capture?: {
     exchanges: ExchangeCapture;
     keyName: (keyId: string) => string;
@@ -136,14 +137,15 @@ export function createRelayHook(deps: RelayHookDeps) {
     if (caller === false) return reply;
     reply.hijack();
     const { tunnel } = target; // capture is the holding node's (a peer's exchanges are recorded by their owner)
+    let tee: ForwardTee | undefined;
     if (deps.capture && tunnel && req.method === 'POST') {
       const id = `${tunnel.subdomain}--${tunnel.account}`;
-      const opts = {
+      const context = {
         caller,
         zeroKnowledge: tunnel.zeroKnowledge,
         captureValues: deps.capture.values?.(id) ?? false,
       };
-      deps.capture.exchanges.tap(id, { req: req.raw, res: reply.raw }, opts);
+      tee = deps.capture.exchanges.tee(id, { req: req.raw, res: reply.raw }, context);
     }
     req.raw.url = address.path;
     const forwarded = {
@@ -152,7 +154,7 @@ export function createRelayHook(deps: RelayHookDeps) {
       'x-forwarded-host': address.host,
       'x-forwarded-proto': zone.protocol.slice(0, -1),
     };
-    const sent = target.send(req, { req: req.raw, res: reply.raw, headers: forwarded });
+    const sent = target.send(req, { req: req.raw, res: reply.raw, headers: forwarded, tee });
     sent.catch((err: unknown) => {
       if (isMcpPipeError(err, 'MCPP_TUNNEL_OFFLINE') && !reply.raw.headersSent)
         return writeTunnelOffline(reply.raw);

@@ -2,13 +2,14 @@
 // `pnpm bench`: every performance scenario of issue 9 in ONE run, each as a ratio against a baseline started in
 // the same run, on 127.0.0.1 only. Prints a table and writes bench/results/<date>.json.
 //
-//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,r7,r8,r9,r10,recovery] [--out DIR] [--profile]
+//   node bench/src/run.js [--quick] [--only r1,r3,r4,r5,r6,r7,r8,r9,r10,recovery] [--out DIR] [--profile [--cli]]
 //
 //   --quick    a smoke run for CI: a few seconds per scenario, the same table (numbers are not meaningful)
 //   --only     run some scenarios (r1 includes r2: they share their processes)
 //   --out      where the JSON goes (default bench/results)
 //   --profile  no table: `node --cpu-prof` on mcppipe during the R1 c=16 runs, then a summary of the profile;
-//              with `--only r7`: on the relay (the gateway process) during the R7 runs through the tunnel
+//              with `--only r7`: on the relay (the gateway process) during the R7 runs through the tunnel;
+//              with `--only r7 --cli`: on `mcppipe up` (the tunnel client) during those runs instead
 //
 // Needs the workspace built (`pnpm bench` builds first). Bounded: every load loop has a call count and a time
 // budget, every process a start timeout, and the whole run a deadline (10 min; 4 min with --quick).
@@ -124,15 +125,20 @@ function machine() {
   };
 }
 
-/** `--profile --only r7`: the relay (the gateway process) under `--cpu-prof` during R7's tunnel runs, per era. */
+/**
+ * `--profile --only r7`: the relay (the gateway process) under `--cpu-prof` during R7's tunnel runs, per era; with
+ * `--cli`, `mcppipe up` (the tunnel client serving those calls) instead.
+ */
 async function profileRelay(dir) {
-  log(`profiling the relay (node --cpu-prof) during the R7 tunnel runs; profiles in ${dir}`);
+  const side = flag('cli') ? 'mcppipe up' : 'the relay';
+  log(`profiling ${side} (node --cpu-prof) during the R7 tunnel runs; profiles in ${dir}`);
   const profCfg = { ...cfg, rounds: 1, c1Calls: 1 };
   const summaries = [];
   for (const target of ['tunnel-session', 'tunnel-modern']) {
     const sub = join(dir, target);
+    const prof = ['--cpu-prof', `--cpu-prof-dir=${sub}`];
     const r = await tunnelCalls(profCfg, log, {
-      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${sub}`],
+      ...(flag('cli') ? { cliNodeArgs: prof } : { nodeArgs: prof }),
       only: [target],
     });
     if (r.pending) throw new Error(r.pending);
@@ -178,9 +184,10 @@ async function profileRun() {
 function printProfiles(summaries) {
   for (const s of summaries) {
     const m = s.measured;
+    const cpu = flag('cli') && m.cliCpuPerCallMs !== undefined ? m.cliCpuPerCallMs : m.cpuPerCallMs;
     console.log(
       `\n${s.target}: ${s.busyMs.toFixed(0)} ms busy of ${s.totalMs.toFixed(0)} ms sampled (wall-clock samples; ` +
-        `measured ${m.cpuPerCallMs.toFixed(3)} ms CPU per call at c=16) — ${s.file}`,
+        `measured ${cpu.toFixed(3)} ms CPU per call at c=16) — ${s.file}`,
     );
     console.log('self time by package:');
     for (const r of s.selfByPackage.slice(0, 15))
@@ -204,7 +211,7 @@ async function main() {
   if (flag('profile')) {
     results.profile = await profileRun();
     mkdirSync(outDir, { recursive: true });
-    const which = only?.includes('r7') ? '-relay' : '';
+    const which = only?.includes('r7') ? (flag('cli') ? '-tunnel-cli' : '-relay') : '';
     const file = join(outDir, `${results.date.slice(0, 10)}${which}-profile.json`);
     writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
     console.log(`\nsummary: ${file}`);

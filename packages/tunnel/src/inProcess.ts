@@ -1,5 +1,10 @@
-import type { Server } from 'node:http';
-import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { OutgoingHttpHeaders, Server } from 'node:http';
+import type {
+  Http2ServerRequest,
+  Http2ServerResponse,
+  ServerHttp2Stream,
+  ServerStreamResponseOptions,
+} from 'node:http2';
 import type { TunnelHandler } from './client.js';
 
 /** Options of {@link serveInProcess}. */
@@ -8,6 +13,26 @@ export interface ServeInProcessOptions {
   server: Pick<Server, 'emit'>;
   /** The address the server listens on, as a `Host` value (`127.0.0.1:8808`, `[::1]:8808`). */
   authority: string;
+}
+
+let nodeRespond: ServerHttp2Stream['respond'] | undefined;
+
+/**
+ * `ServerHttp2Stream.respond` without trailers. node's compatibility response always asks for trailers, so
+ * END_STREAM would leave a loop turn after the body, in a frame (and a WebSocket message) of its own; the relay
+ * forwards no trailers, so none are waited for. One function for every stream, called with the stream as `this`: no
+ * closure and no options copy per request (the compatibility response passes a fresh options object each time).
+ */
+function respondWithoutTrailers(
+  this: ServerHttp2Stream,
+  headers?: OutgoingHttpHeaders,
+  options?: ServerStreamResponseOptions,
+): void {
+  if (options === undefined) nodeRespond!.call(this, headers, { waitForTrailers: false });
+  else {
+    options.waitForTrailers = false;
+    nodeRespond!.call(this, headers, options);
+  }
 }
 
 /**
@@ -37,11 +62,9 @@ export function serveInProcess(options: ServeInProcessOptions): TunnelHandler {
     if (headers['x-forwarded-host'] === undefined && typeof publicHost === 'string')
       headers['x-forwarded-host'] = publicHost;
     headers.host = authority;
-    // node's compatibility response always asks for trailers, so END_STREAM would leave a loop turn after the body,
-    // in a frame (and a WebSocket message) of its own; the relay forwards no trailers, so none are waited for
     const { stream } = res;
-    const respond = stream.respond;
-    stream.respond = (h, o) => respond.call(stream, h, { ...o, waitForTrailers: false });
+    nodeRespond ??= stream.respond;
+    stream.respond = respondWithoutTrailers;
     server.emit('request', req, res);
   };
 }

@@ -1,6 +1,9 @@
 import { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 
+/** Every chunk goes as one binary message (one options object for all of them). */
+const BINARY = { binary: true } as const;
+
 /**
  * The byte stream HTTP/2 runs over: each chunk one binary WebSocket message, backpressure both ways. Like `ws`'s
  * `createWebSocketStream`, except that it never cuts the socket: once the WebSocket is closing, late writes
@@ -22,7 +25,7 @@ export function wsDuplex(ws: WebSocket): Duplex {
         callback();
         return;
       }
-      ws.send(chunk, { binary: true }, (err) => callback(ws.readyState === ws.OPEN ? err : undefined));
+      ws.send(chunk, BINARY, (err) => callback(ws.readyState === ws.OPEN ? err : undefined));
     },
     // h2 writes many small frames per request; batching what queued up into one message cuts per-message cost
     writev(chunks, callback) {
@@ -30,8 +33,14 @@ export function wsDuplex(ws: WebSocket): Duplex {
         callback();
         return;
       }
-      const data = Buffer.concat(chunks.map((c) => c.chunk as Buffer));
-      ws.send(data, { binary: true }, (err) => callback(ws.readyState === ws.OPEN ? err : undefined));
+      let data: Buffer;
+      if (chunks.length === 1) data = chunks[0]!.chunk as Buffer;
+      else {
+        const list: Buffer[] = [];
+        for (const c of chunks) list.push(c.chunk as Buffer);
+        data = Buffer.concat(list);
+      }
+      ws.send(data, BINARY, (err) => callback(ws.readyState === ws.OPEN ? err : undefined));
     },
     final(callback) {
       if (ws.readyState === ws.OPEN) ws.close(1000);

@@ -114,8 +114,9 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    if ((await load.reapOrphans(1_000)).length > 0) {
-      discard(); // orphans were running: the supervisor spawns after them, not beside them
+    const reaped = await load.reapOrphans(1_000).catch(() => undefined);
+    if (reaped === undefined || reaped.length > 0) {
+      discard(); // orphans were running (or the scan failed): the supervisor spawns its own, after them
       handOverSignals();
       return;
     }

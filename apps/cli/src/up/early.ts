@@ -117,6 +117,7 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
     const reaped = await load.reapOrphans(1_000).catch(() => undefined);
     if (reaped === undefined || reaped.length > 0) {
       discard(); // orphans were running (or the scan failed): the supervisor spawns its own, after them
+      trace('early upstreams discarded', { orphans: reaped ?? 'scan failed' });
       handOverSignals();
       return;
     }

@@ -193,6 +193,17 @@ describe('the node:http front door (what Fastify answered before, issue 21)', ()
     expect(query.json()).toEqual({ method: 'GET' });
   });
 
+  it('passes HEAD to the endpoint as GET, its body dropped (as the gateway), and answers 404 elsewhere', async () => {
+    const a = await app();
+    const head = await inject(a, { method: 'HEAD', url: '/mcp', headers: { host: '127.0.0.1:8808' } });
+    expect(head.statusCode).toBe(200); // okHost answered with a body: Node sends none for HEAD
+    expect(head.headers['content-type']).toBe('application/json');
+    expect(head.body).toBe('');
+    const other = await inject(a, { method: 'HEAD', url: '/other', headers: { host: '127.0.0.1:8808' } });
+    expect(other.statusCode).toBe(404);
+    expect(other.body).toBe('');
+  });
+
   it('refuses a preflight without Access-Control-Request-Method (400) and counts POSTs in flight', async () => {
     const a = await app();
     const bad = await inject(a, {

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Server as NetServer } from 'node:net';
 import {
   HTTP_TIMEOUTS,
   MAX_JSON_DEPTH,
@@ -10,7 +11,9 @@ import {
 } from '@mcppipe/http';
 import type { HttpTimeouts, McpHttpHost } from '@mcppipe/http';
 import { readMcpBody } from './httpBody.js';
+import { notFound, unavailable } from './httpAnswers.js';
 import { applyCors } from './httpCors.js';
+import { bindFrontDoor } from './httpListen.js';
 
 /** Options of {@link buildHttpServer}. */
 export interface HttpServerOptions {
@@ -38,9 +41,9 @@ export interface McpHttpServer {
   /** The Node server. */
   readonly server: Server;
   /**
-   * Binds `host`:`port`.
+   * Binds `host`:`port`; `localhost` binds both `127.0.0.1` and `::1` (one port), whichever a client resolves.
    *
-   * @returns the bound address, e.g. `http://127.0.0.1:8808` or `http://[::1]:8808`
+   * @returns the bound address, e.g. `http://127.0.0.1:8808`, `http://[::1]:8808` or `http://localhost:8808`
    */
   listen(at: { host: string; port: number }): Promise<string>;
   /** Stops accepting connections and closes the idle ones; resolves once every connection has ended. */
@@ -57,51 +60,17 @@ export interface McpHttpServer {
  */
 export const isLoopback: (host: string) => boolean = isLoopbackHost;
 
-const METHODS = new Set(['GET', 'POST', 'DELETE']);
-
-/** Fastify's not-found answer, which clients of earlier versions saw. */
-function notFound(req: IncomingMessage, res: ServerResponse, path: string): void {
-  const body = JSON.stringify({
-    message: `Route ${req.method}:${path} not found`,
-    error: 'Not Found',
-    statusCode: 404,
-  });
-  res.writeHead(404, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-  });
-  res.end(body);
-}
-
-/** A request on a kept-alive connection once the stop began: 503 and the connection closed (as Fastify answered). */
-function unavailable(res: ServerResponse): void {
-  const body = JSON.stringify({
-    error: 'Service Unavailable',
-    message: 'Service Unavailable',
-    statusCode: 503,
-  });
-  res.writeHead(503, { 'content-type': 'application/json', connection: 'close' }).end(body);
-}
-
-function listenOn(server: Server, at: { host: string; port: number }): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(at.port, at.host, () => {
-      server.off('error', reject);
-      const a = server.address();
-      if (a === null || typeof a === 'string') return resolve(String(a));
-      resolve(`http://${a.family === 'IPv6' ? `[${a.address}]` : a.address}:${a.port}`);
-    });
-  });
-}
+/** HEAD is served as GET without a body (Node drops it), as the gateway's `/mcp` does (issue 21). */
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'DELETE']);
 
 /**
  * Builds the HTTP front door that serves MCP endpoints over Streamable HTTP (not listening yet), on `node:http`
  * (no web framework on the cold-start path, issue 21): loopback binds check Host and Origin (403, DNS-rebinding
  * protection); CORS exposes `Mcp-Session-Id` (`httpCors.ts`); slow clients are cut off (the request and header
  * timeouts shared with the gateway, D2); bodies are capped (413, the rest drained within bounds so the client reads
- * it), their JSON nesting pre-scanned (C4) and prototype-poisoning keys refused (`httpBody.ts`); any other path
- * or method is 404; once {@link McpHttpServer.close} was called, a request on a kept-alive connection is 503.
+ * it), their JSON nesting pre-scanned (C4) and prototype-poisoning keys refused (`httpBody.ts`); HEAD is answered
+ * as GET without a body (as the gateway's `/mcp`); any other path or method is 404; `localhost` binds both loopback
+ * addresses (`httpListen.ts`); once {@link McpHttpServer.close} was called, a request on a kept-alive connection is 503.
  *
  * @param options - see {@link HttpServerOptions}
  */
@@ -156,15 +125,20 @@ export async function buildHttpServer(options: HttpServerOptions): Promise<McpHt
   );
   server.keepAliveTimeout = 5_000;
   server.timeout = 0; // socket inactivity: a quiet SSE stream or a long tool call is not a slow client
+  let extra: readonly NetServer[] = [];
   return {
     server,
-    listen: (at) => listenOn(server, at),
-    close: () =>
-      new Promise<void>((resolve) => {
-        closing = true;
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    listen: async (at) => {
+      const bound = await bindFrontDoor(server, at);
+      extra = bound.extra;
+      return bound.address;
+    },
+    close: async () => {
+      closing = true;
+      const closed = [server, ...extra].map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+      server.closeIdleConnections();
+      await Promise.all(closed);
+    },
     inflight: () => inflight,
   };
 }

@@ -51,6 +51,35 @@ describe('mcppipe up: cold start order', () => {
     }
   });
 
+  it('reaps the orphans of a crashed run after the early spawn, then spawns afresh instead of handing over', async () => {
+    // an orphan: marked with the pid of a supervisor that is gone (a process that has exited)
+    const gone = spawn(process.execPath, ['-e', '0']);
+    const gonePid = gone.pid ?? 0;
+    await new Promise((r) => gone.once('exit', r));
+    const orphan = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], {
+      stdio: 'ignore',
+      env: { ...process.env, MCPPIPE_SUPERVISOR_PID: String(gonePid), MCPPIPE_SUPERVISOR_START: '1' },
+    });
+    try {
+      await using cli = await startCli(['--stdio', stdio('a')], { env: trace });
+      const ev = events(cli.stderr());
+      const early = ev.filter((e) => e.event === 'early upstream spawned').map((e) => e.data['pid']);
+      expect(early).toHaveLength(1);
+      expect(ev.map((e) => e.event)).not.toContain('upstream handed over');
+      const fresh = ev.filter((e) => e.event === 'upstream spawned').map((e) => e.data['pid'] as number);
+      expect(fresh).toHaveLength(1);
+      expect(fresh).not.toEqual(early);
+      // the orphan got SIGTERM and the discarded early child SIGKILL; the fresh one serves (bounded waits)
+      const gonePids = [orphan.pid ?? 0, early[0] as number];
+      for (let i = 0; i < 100 && gonePids.some(isPidRunning); i++)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(gonePids.filter(isPidRunning)).toEqual([]);
+      expect(isPidRunning(fresh[0] ?? 0)).toBe(true);
+    } finally {
+      orphan.kill('SIGKILL');
+    }
+  });
+
   it('kills the early upstreams when the command line turns out to be a usage error', async () => {
     // --ignore-eof: the fixture outlives its closed stdin, so only mcppipe's own kill ends it
     const r = await runCli(['up', '--stdio', stdio('a', '--ignore-eof'), '--port', 'none'], { env: trace });

@@ -6,7 +6,7 @@
  */
 export { fixturePath, fixturesDir, referenceServerPath, sampleFilesDir } from './servers.js';
 export type { ReferenceServer } from './servers.js';
-export { freePort } from './net.js';
+export { freePort, hasIpv6Loopback } from './net.js';
 export { isPidAlive, waitFor } from './wait.js';
 export type { WaitForOptions } from './wait.js';
 export { cliPath, runCli, startCli } from './cli.js';

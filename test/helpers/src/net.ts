@@ -17,3 +17,18 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * Whether this machine has an IPv6 loopback: `::1` can be bound (containers and CI runners may have IPv6 off).
+ * Tests of `[::1]` skip without it.
+ *
+ * @returns true when a listener on `::1` could be opened (it is closed again)
+ */
+export async function hasIpv6Loopback(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(0, '::1', () => srv.close(() => resolve(true)));
+  });
+}

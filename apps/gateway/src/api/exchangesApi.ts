@@ -83,7 +83,13 @@ export function captureRoutes(relay: TunnelRelay, scopes?: TunnelScopes): (api: 
   };
   const known = (id: string) => relay.seen(id) || live(id) !== undefined;
   return (api) => {
-    exchangesRoutes(api, { capture: relay.capture, known, live, keyName: relay.keyName });
+    exchangesRoutes(api, {
+      capture: relay.capture,
+      known,
+      live,
+      keyName: relay.keyName,
+      cluster: relay.cluster,
+    });
     statsRoutes(api, {
       capture: relay.capture,
       known,

@@ -59,6 +59,7 @@ export async function acceptNodeCall(
     out = json(500, { error: 'internal', message: 'the node call failed' });
   }
   if (res.headersSent || res.destroyed) return;
+  if (out.status === 204 || out.status === 304) return void res.writeHead(out.status).end(); // no body allowed
   res.writeHead(out.status, { 'content-type': 'application/json' });
   res.end(out.text);
 }
@@ -91,7 +92,7 @@ export async function sendNodeCall(
     const code = await status;
     const text = await readAll(stream);
     if (text === undefined) throw new Error('node call answer too large');
-    return { status: code, body: JSON.parse(text) as unknown };
+    return { status: code, body: text === '' ? null : (JSON.parse(text) as unknown) };
   } catch (err) {
     stream.destroy();
     throw Object.assign(tunnelOffline(subdomain), { cause: err });

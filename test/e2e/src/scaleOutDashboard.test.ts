@@ -164,6 +164,27 @@ describe('two gateway nodes on one Redis: replay and Live of a tunnel on the nod
     expect((await listed(a)).map((e) => e.id)).toContain(frame.id);
   }, 30_000);
 
+  it("node B answers the stats and stars of node A's tunnel as node A does", async () => {
+    const stats = async (gw: RunningGateway) => {
+      const res = await api(gw, `/api/tunnels/${TUNNEL}/stats?window=1h`, keys['alice']!);
+      expect(res.status).toBe(200);
+      return res.body['tools'] as Array<{ name: string; calls: number; pinned: boolean }>;
+    };
+    const onB = await stats(b);
+    expect(onB.find((r) => r.name === 'echo')?.calls).toBeGreaterThanOrEqual(4); // the calls and replays above
+    expect(onB).toEqual(await stats(a));
+    const star = await fetch(`${b.url}/api/tunnels/${TUNNEL}/stars/echo`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${keys['alice']}` },
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(star.status).toBe(204);
+    expect((await stats(a)).find((r) => r.name === 'echo')?.pinned).toBe(true);
+    expect((await stats(b)).find((r) => r.name === 'echo')?.pinned).toBe(true);
+    expect((await api(b, `/api/tunnels/${TUNNEL}/stats?window=2h`, keys['alice']!)).status).toBe(400);
+    expect((await api(b, `/api/tunnels/${TUNNEL}/stats`, keys['bob']!)).status).toBe(404);
+  }, 30_000);
+
   it('another account gets 404 on node B for the replay, Live and list of the tunnel', async () => {
     const id = (await listed(a))[0]!.id;
     expect(

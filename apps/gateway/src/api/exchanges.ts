@@ -6,9 +6,10 @@
  * @module
  */
 import type { ExchangeCapture, ExchangeFilter } from '@mcppipe/capture';
-import type { NodeCallAnswer, Tunnel, TunnelCluster } from '@mcppipe/tunnel';
+import type { Tunnel, TunnelCluster } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerName } from './exchangesScope.js';
+import { onHoldingNode, sendAnswer } from './holdingNode.js';
 import { LiveFanout } from './liveFanout.js';
 import { ownedTunnel } from './owned.js';
 import { notFound } from './reply.js';
@@ -106,25 +107,26 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
   app.post<Params>(`${base}/:eid/replay`, async (req, reply) => {
     const t = ownedTunnel(req, reply, (t) => t);
     if (t === undefined) return reply;
+    const edited = (req.body as { request?: unknown } | undefined)?.request;
     const args = {
       tunnel: t.id,
       eid: req.params.eid,
       caller: callerName(req.apiCaller, deps.keyName),
       ip: req.ip,
-      ...((req.body as { request?: unknown } | undefined)?.request !== undefined && {
-        request: (req.body as { request: unknown }).request,
-      }),
+      ...(edited !== undefined && { request: edited }),
     };
-    if (deps.live(t.id) !== undefined) return answer(reply, await replayHere(deps, args));
-    // many nodes (S2): the tunnel is held by another node, which has the original bytes and records the replay
-    const owner = await deps.cluster?.remoteOwner(t.subdomain, t.account);
-    if (owner !== undefined) {
-      const out = await deps.cluster!.call(owner, REPLAY_CALL, args).catch(() => TUNNEL_NOT_CONNECTED);
-      return answer(reply, out);
-    }
-    if (!known(t.id)) return notFound(reply, `no tunnel ${JSON.stringify(t.id)}`);
-    return answer(reply, TUNNEL_NOT_CONNECTED);
+    // many nodes (S2): a tunnel held by another node is replayed there (it has the original bytes and records it)
+    const held = (id: string) => deps.live(id) !== undefined;
+    const out = await onHoldingNode(
+      t,
+      { held, known, cluster: deps.cluster },
+      {
+        name: REPLAY_CALL,
+        payload: args,
+        here: () => replayHere(deps, args),
+        idle: () => TUNNEL_NOT_CONNECTED,
+      },
+    );
+    return sendAnswer(reply, out);
   });
 }
-
-const answer = (reply: FastifyReply, out: NodeCallAnswer) => reply.code(out.status).send(out.body);

@@ -93,6 +93,8 @@ export function captureRoutes(relay: TunnelRelay, scopes?: TunnelScopes): (api: 
     statsRoutes(api, {
       capture: relay.capture,
       known,
+      held: (id) => live(id) !== undefined,
+      cluster: relay.cluster,
       ...(scopes && {
         pins: async (id, account) => (await scopes.get(id, account)?.tools())?.tools ?? [],
       }),

@@ -1,6 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ExchangeCapture, type RawExchange } from '@mcppipe/capture';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ExchangeCapture, type ExchangeDetail, type RawExchange } from '@mcppipe/capture';
+import { openFileStore, openRing } from '@mcppipe/store';
 import { parseSse } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveFanout } from './liveFanout.js';
@@ -104,5 +108,44 @@ describe('LiveFanout', () => {
     capture.record('t', raw(1));
     expect(await again).toContain('"name":"a__b"');
     live.closeAll();
+  });
+
+  it('a tunnel held by another node: one read of the shared ring per poll streams its new exchanges once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcppipe-live-'));
+    closers.push(() => void rm(dir, { recursive: true, force: true }));
+    const store = await openFileStore({ dataDir: dir }); // its rings: one process's memory, shared by both captures
+    const ring = () => openRing<ExchangeDetail>(store, 'exchanges', { maxCount: 100, maxBytes: 1 << 20 });
+    const holder = new ExchangeCapture({ shared: ring(), sharedWrites: { flushMs: 5 } });
+    const here = new ExchangeCapture({ shared: ring() });
+    let reads = 0;
+    const listShared = here.listShared.bind(here);
+    here.listShared = (tunnel, filter) => (reads++, listShared(tunnel, filter));
+    const before = holder.record('t', raw(0))!.id; // before the viewers: not streamed
+    await holder.flushShared();
+    let heldHere = false;
+    const live = new LiveFanout(here, { flushMs: 5, pollMs: 40, held: () => heldHere });
+    closers.push(() => live.closeAll());
+    const { url } = await serve(live);
+    const readers = [0, 1].map(() => read(url, (t) => (t.match(/event: exchange/g) ?? []).length === 3));
+    while (reads === 0) await new Promise((r) => setTimeout(r, 10));
+    const ids = [1, 2, 3].map((i) => holder.record('t', raw(i))!.id);
+    for (const text of await Promise.all(readers)) expect(parseSse(text).map((e) => e.id)).toEqual(ids); // in order, once each, not `before`
+    expect(ids).not.toContain(before);
+    await new Promise((r) => setTimeout(r, 100)); // both viewers closed: the feed stops reading
+    const closed = reads;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reads).toBe(closed);
+    const viewer = read(url, (t) => t.includes('event: exchange'));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(reads - closed).toBeGreaterThanOrEqual(2); // about one read per 40 ms while someone watches
+    expect(reads - closed).toBeLessThanOrEqual(12);
+    heldHere = true; // the tunnel moved here: this node's capture streams it, the ring is no longer read
+    await new Promise((r) => setTimeout(r, 100));
+    const idle = reads;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reads).toBe(idle);
+    const local = here.record('t', raw(9))!.id;
+    expect(parseSse(await viewer).map((e) => e.id)).toEqual([local]);
+    await store.close();
   });
 });

@@ -18,7 +18,8 @@ export interface NodeCallAnswer {
  * Serves one named call on the node holding a tunnel (e.g. the dashboard's replay of one of its exchanges).
  *
  * @param payload - the caller's JSON payload
- * @returns the answer, relayed as is by the calling node
+ * @returns the answer, relayed as is by the calling node (401 is the node link's own refusal of a secret: a
+ *   handler does not answer it)
  */
 export type NodeCallHandler = (payload: unknown) => Promise<NodeCallAnswer>;
 
@@ -41,10 +42,10 @@ async function readAll(stream: AsyncIterable<unknown>): Promise<string | undefin
  */
 export async function acceptNodeCall(
   handlers: ReadonlyMap<string, NodeCallHandler>,
-  name: string,
   req: http2.Http2ServerRequest,
   res: http2.Http2ServerResponse,
 ): Promise<void> {
+  const name = String(req.headers[NODE_CALL_HEADER]);
   let out: { status: number; text: string };
   const handler = handlers.get(name);
   try {
@@ -67,14 +68,14 @@ export async function acceptNodeCall(
 /**
  * @internal Sends a node call on an open session to the owner node and reads its JSON answer.
  *
- * @throws McpPipeError `MCPP_TUNNEL_OFFLINE` when the stream fails, times out or the answer is not JSON
+ * @throws McpPipeError `MCPP_TUNNEL_OFFLINE` when the stream fails, times out, the peer refuses the node secret
+ *   (401) or the answer is not JSON
  */
 export async function sendNodeCall(
   session: http2.ClientHttp2Session,
-  headers: http2.OutgoingHttpHeaders,
-  payload: unknown,
-  subdomain: string,
+  call: { headers: http2.OutgoingHttpHeaders; payload: unknown; subdomain: string },
 ): Promise<NodeCallAnswer> {
+  const { headers, payload, subdomain } = call;
   const stream = session.request({
     ...headers,
     ':method': 'POST',
@@ -90,6 +91,8 @@ export async function sendNodeCall(
     });
     stream.end(JSON.stringify(payload ?? null));
     const code = await status;
+    // the peer refused this node's secret (a misconfiguration it logs): not an answer to relay to the caller
+    if (code === 401) throw new Error('the peer node refused the node secret');
     const text = await readAll(stream);
     if (text === undefined) throw new Error('node call answer too large');
     return { status: code, body: text === '' ? null : (JSON.parse(text) as unknown) };

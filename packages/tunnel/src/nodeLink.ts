@@ -76,8 +76,8 @@ export class NodeLink {
       res.end(JSON.stringify({ error: { code: 'MCPP_TUNNEL_REFUSED', message: 'node secret required' } }));
       return;
     }
-    const call = req.headers[NODE_CALL_HEADER];
-    if (typeof call === 'string') return void acceptNodeCall(this.#o.calls, call, req, res);
+    if (typeof req.headers[NODE_CALL_HEADER] === 'string')
+      return void acceptNodeCall(this.#o.calls, req, res);
     const tunnel = this.#o.registry.lookup(
       String(req.headers[NODE_TUNNEL_HEADER] ?? ''),
       String(req.headers[NODE_ACCOUNT_HEADER] ?? ''),
@@ -159,7 +159,7 @@ export class NodeLink {
       throw Object.assign(tunnelOffline(owner.subdomain), { cause: err });
     }
     const headers = { [NODE_SECRET_HEADER]: this.#o.secret, [NODE_CALL_HEADER]: name };
-    return sendNodeCall(session, headers, payload, owner.subdomain);
+    return sendNodeCall(session, { headers, payload, subdomain: owner.subdomain });
   }
 
   /** Closes the listener and every peer session. */

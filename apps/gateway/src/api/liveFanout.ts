@@ -32,6 +32,8 @@ interface TunnelFeed {
   poll: NodeJS.Timeout | undefined;
   /** The ids of the ring's newest entries at the last read; undefined: no read yet since the tunnel was held here. */
   seen: Set<string> | undefined;
+  /** Queues one exchange's frame for every stream. */
+  emit: (s: ExchangeSummary) => void;
 }
 
 /** The SSE frame of one exchange (`event: exchange`, the summary as `data`). */
@@ -97,6 +99,7 @@ export class LiveFanout {
       off: () => {},
       poll: undefined,
       seen: undefined,
+      emit: () => {},
     };
     const flush = () => {
       feed.timer = undefined;
@@ -104,24 +107,19 @@ export class LiveFanout {
       feed.pending = '';
       for (const s of feed.streams) s.write(out);
     };
-    const emit = (s: ExchangeSummary) => {
+    feed.emit = (s: ExchangeSummary) => {
       if (feed.timer === undefined) feed.timer = setTimeout(flush, this.options.flushMs ?? LIVE_FLUSH_MS);
       feed.pending += exchangeFrame(s);
     };
-    feed.off = this.capture.subscribe(tunnel, emit);
+    feed.off = this.capture.subscribe(tunnel, feed.emit);
     this.#feeds.set(tunnel, feed);
-    if (this.options.held) void this.#poll(tunnel, feed, this.options.held, emit);
+    if (this.options.held) void this.#poll(tunnel, feed);
     return feed;
   }
 
   /** Reads the shared ring for a tunnel another node holds, then again every `pollMs` while the feed lives. */
-  async #poll(
-    tunnel: string,
-    feed: TunnelFeed,
-    held: (tunnel: string) => boolean,
-    emit: (s: ExchangeSummary) => void,
-  ): Promise<void> {
-    if (held(tunnel))
+  async #poll(tunnel: string, feed: TunnelFeed): Promise<void> {
+    if (this.options.held?.(tunnel) !== false)
       feed.seen = undefined; // this node's capture streams it; read again once it moves away
     else {
       try {
@@ -130,15 +128,12 @@ export class LiveFanout {
         feed.seen = new Set(newest.map((s) => s.id));
         // the first read only marks what was there before (Live shows exchanges from now on)
         if (before !== undefined && this.#feeds.get(tunnel) === feed)
-          for (const s of newest.reverse()) if (!before.has(s.id)) emit(s);
+          for (const s of newest.reverse()) if (!before.has(s.id)) feed.emit(s);
       } catch {
         // the store is away: the next read catches up on what is still among the newest entries
       }
     }
     if (this.#feeds.get(tunnel) !== feed) return;
-    feed.poll = setTimeout(
-      () => void this.#poll(tunnel, feed, held, emit),
-      this.options.pollMs ?? LIVE_POLL_MS,
-    );
+    feed.poll = setTimeout(() => void this.#poll(tunnel, feed), this.options.pollMs ?? LIVE_POLL_MS);
   }
 }

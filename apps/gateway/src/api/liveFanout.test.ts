@@ -148,4 +148,29 @@ describe('LiveFanout', () => {
     expect(parseSse(await viewer).map((e) => e.id)).toEqual([local]);
     await store.close();
   });
+
+  it('a burst larger than one small read between two polls is read once more and streamed whole, in order', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcppipe-live-'));
+    closers.push(() => void rm(dir, { recursive: true, force: true }));
+    const store = await openFileStore({ dataDir: dir });
+    const ring = () => openRing<ExchangeDetail>(store, 'exchanges', { maxCount: 100, maxBytes: 1 << 20 });
+    const holder = new ExchangeCapture({ shared: ring() });
+    const here = new ExchangeCapture({ shared: ring() });
+    const limits: Array<number | undefined> = [];
+    const listShared = here.listShared.bind(here);
+    here.listShared = (tunnel, filter) => (limits.push(filter?.limit), listShared(tunnel, filter));
+    for (let i = 0; i < 12; i++) holder.record('t', raw(i)); // before the viewer
+    await holder.flushShared();
+    const live = new LiveFanout(here, { flushMs: 5, pollMs: 150, held: () => false });
+    closers.push(() => live.closeAll());
+    const { url } = await serve(live);
+    const viewer = read(url, (t) => (t.match(/event: exchange/g) ?? []).length === 15);
+    while (limits.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20)); // the first read marked the 12 (10 read: a full small read)
+    const ids = Array.from({ length: 15 }, (_, i) => holder.record('t', raw(100 + i))!.id);
+    await holder.flushShared();
+    expect(parseSse(await viewer).map((e) => e.id)).toEqual(ids);
+    expect(limits.slice(0, 3)).toEqual([10, 10, 50]); // the mark, then the burst: 10 without the mark, so 50
+    await store.close();
+  });
 });

@@ -20,7 +20,9 @@ export const LIVE_FLUSH_MS = 100;
 
 /** How often a feed of a tunnel held by another node reads the shared ring, ms. */
 export const LIVE_POLL_MS = 500;
-/** Entries read per poll: of a larger burst between two polls only the newest are streamed on such a node. */
+/** Entries read per poll; when none of them was seen before, {@link LIVE_POLL_LIMIT} are read. */
+export const LIVE_POLL_FIRST = 10;
+/** Most entries read per poll: of a larger burst between two polls only the newest are streamed on such a node. */
 export const LIVE_POLL_LIMIT = 50;
 
 interface TunnelFeed {
@@ -28,10 +30,9 @@ interface TunnelFeed {
   pending: string;
   timer: NodeJS.Timeout | undefined;
   off: () => void;
-  /** The next read of the shared ring. */
-  poll: NodeJS.Timeout | undefined;
-  /** The ids of the ring's newest entries at the last read; undefined: no read yet since the tunnel was held here. */
-  seen: Set<string> | undefined;
+  poll: NodeJS.Timeout | undefined; // the next read of the shared ring
+  /** The ring's newest id at the last read (null: empty); undefined: not read since the tunnel was held here. */
+  last: string | null | undefined;
   /** Queues one exchange's frame for every stream. */
   emit: (s: ExchangeSummary) => void;
 }
@@ -98,7 +99,7 @@ export class LiveFanout {
       timer: undefined,
       off: () => {},
       poll: undefined,
-      seen: undefined,
+      last: undefined,
       emit: () => {},
     };
     const flush = () => {
@@ -120,20 +121,33 @@ export class LiveFanout {
   /** Reads the shared ring for a tunnel another node holds, then again every `pollMs` while the feed lives. */
   async #poll(tunnel: string, feed: TunnelFeed): Promise<void> {
     if (this.options.held?.(tunnel) !== false)
-      feed.seen = undefined; // this node's capture streams it; read again once it moves away
+      feed.last = undefined; // this node's capture streams it; read again once it moves away
     else {
       try {
-        const newest = await this.capture.listShared(tunnel, { limit: LIVE_POLL_LIMIT });
-        const before = feed.seen;
-        feed.seen = new Set(newest.map((s) => s.id));
+        const fresh = await this.#newer(tunnel, feed.last);
         // the first read only marks what was there before (Live shows exchanges from now on)
-        if (before !== undefined && this.#feeds.get(tunnel) === feed)
-          for (const s of newest.reverse()) if (!before.has(s.id)) feed.emit(s);
+        if (feed.last !== undefined && this.#feeds.get(tunnel) === feed)
+          for (let i = fresh.length - 1; i >= 0; i--) feed.emit(fresh[i]!);
+        feed.last = fresh[0]?.id ?? feed.last ?? null;
       } catch {
         // the store is away: the next read catches up on what is still among the newest entries
       }
     }
     if (this.#feeds.get(tunnel) !== feed) return;
     feed.poll = setTimeout(() => void this.#poll(tunnel, feed), this.options.pollMs ?? LIVE_POLL_MS);
+  }
+
+  /**
+   * The ring's entries appended after `last`, newest first: the newest {@link LIVE_POLL_FIRST}, or up to
+   * {@link LIVE_POLL_LIMIT} when `last` is not among them (a burst; all of them when it is not there either).
+   */
+  async #newer(tunnel: string, last: string | null | undefined): Promise<ExchangeSummary[]> {
+    let newest = await this.capture.listShared(tunnel, { limit: LIVE_POLL_FIRST });
+    let at = newest.findIndex((s) => s.id === last);
+    if (at < 0 && newest.length === LIVE_POLL_FIRST && last !== undefined) {
+      newest = await this.capture.listShared(tunnel, { limit: LIVE_POLL_LIMIT });
+      at = newest.findIndex((s) => s.id === last);
+    }
+    return at < 0 ? newest : newest.slice(0, at);
   }
 }

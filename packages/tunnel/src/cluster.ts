@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { CLOSE_REPLACED } from './defaults.js';
 import { invalidOption } from './errors.js';
 import type { ForwardExchange } from './forward.js';
+import type { NodeCallAnswer, NodeCallHandler } from './nodeCall.js';
 import { NodeLink } from './nodeLink.js';
 import type { TunnelRegistry } from './registry.js';
 import type { TunnelInfo } from './tunnel.js';
@@ -95,6 +96,7 @@ export class TunnelCluster implements AsyncDisposable {
   readonly #logger: Logger;
   readonly #link: NodeLink;
   readonly #timer: NodeJS.Timeout;
+  readonly #calls = new Map<string, NodeCallHandler>();
   #warned = false;
   #nodeUrl: string | undefined;
   /** The tunnels other nodes hold, by subdomain: refreshed every heartbeat and by every lookup. */
@@ -123,6 +125,7 @@ export class TunnelCluster implements AsyncDisposable {
       registry: options.registry,
       connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
       logger: this.#logger,
+      calls: this.#calls,
     });
     this.#timer = setInterval(() => void this.#heartbeat(), beat);
     this.#timer.unref();
@@ -276,6 +279,30 @@ export class TunnelCluster implements AsyncDisposable {
    */
   forward(owner: TunnelOwner, exchange: ForwardExchange): Promise<void> {
     return this.#link.forward(owner, exchange);
+  }
+
+  /**
+   * Answers a named node call on this node's link (the dashboard API of a tunnel this node holds, asked by a node
+   * that does not hold it). A later handler of the same name replaces the earlier one.
+   *
+   * @param name - the call's name
+   * @param handler - answers the JSON payload with a status and a JSON body
+   */
+  handle(name: string, handler: NodeCallHandler): void {
+    this.#calls.set(name, handler);
+  }
+
+  /**
+   * Sends a named call to the node holding a tunnel (see {@link handle}); unknown names answer 404.
+   *
+   * @param owner - the tunnel's owner record ({@link remoteOwner})
+   * @param name - the call's name
+   * @param payload - its JSON payload (at most 1 MiB)
+   * @returns the owner node's answer
+   * @throws McpPipeError `MCPP_TUNNEL_OFFLINE` when the owner cannot be reached or does not answer in 70 s
+   */
+  call(owner: TunnelOwner, name: string, payload: unknown): Promise<NodeCallAnswer> {
+    return this.#link.call(owner, name, payload);
   }
 
   /** Stops the heartbeat and the node link (records expire by their TTL or are released as tunnels close). */

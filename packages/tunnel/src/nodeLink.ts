@@ -7,6 +7,8 @@ import { tunnelOffline } from './errors.js';
 import type { ForwardExchange } from './forward.js';
 import { pipeExchange, requestHasBody } from './forward.js';
 import { endToEndHeaders } from './headers.js';
+import { NODE_CALL_HEADER, acceptNodeCall, sendNodeCall } from './nodeCall.js';
+import type { NodeCallAnswer, NodeCallHandler } from './nodeCall.js';
 import { writeTunnelOffline } from './offline.js';
 import type { TunnelRegistry } from './registry.js';
 import type { Logger } from './types.js';
@@ -22,6 +24,8 @@ interface NodeLinkOptions {
   registry: TunnelRegistry;
   connectTimeoutMs: number;
   logger: Logger;
+  /** The node calls this node answers, by name (see `TunnelCluster.handle`). */
+  calls: ReadonlyMap<string, NodeCallHandler>;
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -72,6 +76,8 @@ export class NodeLink {
       res.end(JSON.stringify({ error: { code: 'MCPP_TUNNEL_REFUSED', message: 'node secret required' } }));
       return;
     }
+    if (typeof req.headers[NODE_CALL_HEADER] === 'string')
+      return void acceptNodeCall(this.#o.calls, req, res);
     const tunnel = this.#o.registry.lookup(
       String(req.headers[NODE_TUNNEL_HEADER] ?? ''),
       String(req.headers[NODE_ACCOUNT_HEADER] ?? ''),
@@ -141,6 +147,19 @@ export class NodeLink {
       throw Object.assign(tunnelOffline(owner.subdomain), { cause: err });
     }
     return pipeExchange(stream, exchange, hasBody);
+  }
+
+  /** Sends a named call with a JSON payload to the owner node; rejects with `MCPP_TUNNEL_OFFLINE` on failure. */
+  async call(owner: TunnelOwner, name: string, payload: unknown): Promise<NodeCallAnswer> {
+    let session: http2.ClientHttp2Session;
+    try {
+      session = await this.#session(owner.url);
+    } catch (err) {
+      this.#o.logger.warn({ node: owner.node, err: (err as Error).message }, 'owner node unreachable');
+      throw Object.assign(tunnelOffline(owner.subdomain), { cause: err });
+    }
+    const headers = { [NODE_SECRET_HEADER]: this.#o.secret, [NODE_CALL_HEADER]: name };
+    return sendNodeCall(session, { headers, payload, subdomain: owner.subdomain });
   }
 
   /** Closes the listener and every peer session. */

@@ -5,15 +5,15 @@
  *
  * @module
  */
-import { replayRequestHeaders } from '@mcppipe/capture';
 import type { ExchangeCapture, ExchangeFilter } from '@mcppipe/capture';
-import { isMcpPipeError } from '@mcppipe/errors';
-import type { Tunnel } from '@mcppipe/tunnel';
+import type { Tunnel, TunnelCluster } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { callerName } from './exchangesScope.js';
+import { onHoldingNode, sendAnswer } from './holdingNode.js';
 import { LiveFanout } from './liveFanout.js';
 import { ownedTunnel } from './owned.js';
 import { notFound } from './reply.js';
+import { REPLAY_CALL, TUNNEL_NOT_CONNECTED, replayArgsOf, replayHere } from './replayRun.js';
 
 /** What the capture routes need. */
 export interface ExchangesDeps {
@@ -28,6 +28,8 @@ export interface ExchangesDeps {
   captureValues?: (id: string) => boolean;
   /** Interval of the SSE `: ping` comment, ms. Default 15 000. */
   pingMs?: number;
+  /** Many nodes (S2): replay and Live of a tunnel held by another node. */
+  cluster?: TunnelCluster | undefined;
 }
 
 type Params = { Params: { id: string; eid: string } };
@@ -57,8 +59,6 @@ function filterOf(q: Record<string, string | undefined>): ExchangeFilter | strin
  */
 export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void {
   const { capture, known } = deps;
-  const owned = (req: FastifyRequest, reply: FastifyReply) =>
-    ownedTunnel(req, reply, (t) => (known(t.id) ? t.id : undefined));
   const base = '/api/tunnels/:id/exchanges';
   // many nodes (S1): the ring shared in the store also knows the tunnels other nodes hold (404 when it has none)
   const ownedShared = async (req: FastifyRequest, reply: FastifyReply) => {
@@ -73,13 +73,25 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
     if (typeof filter === 'string') return reply.code(400).send({ error: 'bad_request', message: filter });
     return { exchanges: await capture.listShared(id, filter) };
   });
-  const live = new LiveFanout(capture, { ...(deps.pingMs !== undefined && { pingMs: deps.pingMs }) });
+  const live = new LiveFanout(capture, {
+    ...(deps.pingMs !== undefined && { pingMs: deps.pingMs }),
+    ...(capture.isShared && { held: (id: string) => deps.live(id) !== undefined }),
+  });
+  deps.cluster?.handle(REPLAY_CALL, async (payload) => {
+    const args = replayArgsOf(payload);
+    if (args === undefined)
+      return { status: 400, body: { error: 'bad_request', message: 'bad replay call' } };
+    return replayHere(deps, args);
+  });
   app.addHook('preClose', async () => live.closeAll());
-  app.get<{ Params: { id: string } }>(`${base}/stream`, (req, reply) => {
-    const id = owned(req, reply);
-    if (id === undefined) return reply;
+  app.get<{ Params: { id: string } }>(`${base}/stream`, async (req, reply) => {
+    const t = ownedTunnel(req, reply, (t) => t);
+    if (t === undefined) return reply;
+    // many nodes (S2): a tunnel another node holds streams from the shared ring (see LiveFanout)
+    if (!known(t.id) && (await deps.cluster?.remoteOwner(t.subdomain, t.account)) === undefined)
+      return notFound(reply, `no tunnel ${JSON.stringify(t.id)}`);
     reply.hijack();
-    live.open(id, reply.raw);
+    live.open(t.id, reply.raw);
     return reply;
   });
   app.get<Params>(`${base}/:eid`, async (req, reply) => {
@@ -93,51 +105,28 @@ export function exchangesRoutes(app: FastifyInstance, deps: ExchangesDeps): void
     return detail;
   });
   app.post<Params>(`${base}/:eid/replay`, async (req, reply) => {
-    const id = owned(req, reply);
-    if (id === undefined) return reply;
-    const tunnel = deps.live(id);
-    if (tunnel === undefined)
-      return reply
-        .code(503)
-        .send({ error: 'tunnel_offline', message: 'the tunnel is not connected: start it again' });
+    const t = ownedTunnel(req, reply, (t) => t);
+    if (t === undefined) return reply;
     const edited = (req.body as { request?: unknown } | undefined)?.request;
-    const forwarded = { 'x-forwarded-for': req.ip, 'x-forwarded-host': new URL(tunnel.publicUrl).host };
-    try {
-      const out = await capture.replay(id, req.params.eid, {
-        ...(edited !== undefined && { request: edited }),
-        caller: callerName(req.apiCaller, deps.keyName),
-        zeroKnowledge: tunnel.zeroKnowledge,
-        captureValues: deps.captureValues?.(id) ?? false,
-        send: async (body) => {
-          const headers = {
-            ...replayRequestHeaders(capture.replaySource(id, req.params.eid)?.headers ?? {}, body),
-            ...forwarded,
-            'x-forwarded-proto': new URL(tunnel.publicUrl).protocol.slice(0, -1),
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-          };
-          return tunnel.request({ method: 'POST', path: '/mcp', headers, body });
-        },
-      });
-      if (out === undefined)
-        return reply
-          .code(404)
-          .send({ error: 'not_found', message: `no exchange ${JSON.stringify(req.params.eid)}` });
-      if (out === 'not_replayable')
-        return reply.code(400).send({
-          error: 'not_replayable',
-          message:
-            'the original body was not kept (cut at the cap, or a zero-knowledge tunnel): send {"request": …}',
-        });
-      return reply.code(201).send(out);
-    } catch (err) {
-      if (isMcpPipeError(err, 'MCPP_CAPTURE_INVALID_REQUEST'))
-        return reply.code(400).send({ error: 'bad_request', message: err.message });
-      if (isMcpPipeError(err, 'MCPP_TUNNEL_OFFLINE'))
-        return reply
-          .code(503)
-          .send({ error: 'tunnel_offline', message: 'the tunnel dropped during the replay' });
-      throw err;
-    }
+    const args = {
+      tunnel: t.id,
+      eid: req.params.eid,
+      caller: callerName(req.apiCaller, deps.keyName),
+      ip: req.ip,
+      ...(edited !== undefined && { request: edited }),
+    };
+    // many nodes (S2): a tunnel held by another node is replayed there (it has the original bytes and records it)
+    const held = (id: string) => deps.live(id) !== undefined;
+    const out = await onHoldingNode(
+      t,
+      { held, known, cluster: deps.cluster },
+      {
+        name: REPLAY_CALL,
+        payload: args,
+        here: () => replayHere(deps, args),
+        idle: () => TUNNEL_NOT_CONNECTED,
+      },
+    );
+    return sendAnswer(reply, out);
   });
 }

@@ -83,10 +83,18 @@ export function captureRoutes(relay: TunnelRelay, scopes?: TunnelScopes): (api: 
   };
   const known = (id: string) => relay.seen(id) || live(id) !== undefined;
   return (api) => {
-    exchangesRoutes(api, { capture: relay.capture, known, live, keyName: relay.keyName });
+    exchangesRoutes(api, {
+      capture: relay.capture,
+      known,
+      live,
+      keyName: relay.keyName,
+      cluster: relay.cluster,
+    });
     statsRoutes(api, {
       capture: relay.capture,
       known,
+      held: (id) => live(id) !== undefined,
+      cluster: relay.cluster,
       ...(scopes && {
         pins: async (id, account) => (await scopes.get(id, account)?.tools())?.tools ?? [],
       }),

@@ -1,6 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ExchangeCapture, type RawExchange } from '@mcppipe/capture';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ExchangeCapture, type ExchangeDetail, type RawExchange } from '@mcppipe/capture';
+import { openFileStore, openRing } from '@mcppipe/store';
 import { parseSse } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveFanout } from './liveFanout.js';
@@ -104,5 +108,69 @@ describe('LiveFanout', () => {
     capture.record('t', raw(1));
     expect(await again).toContain('"name":"a__b"');
     live.closeAll();
+  });
+
+  it('a tunnel held by another node: one read of the shared ring per poll streams its new exchanges once', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcppipe-live-'));
+    closers.push(() => void rm(dir, { recursive: true, force: true }));
+    const store = await openFileStore({ dataDir: dir }); // its rings: one process's memory, shared by both captures
+    const ring = () => openRing<ExchangeDetail>(store, 'exchanges', { maxCount: 100, maxBytes: 1 << 20 });
+    const holder = new ExchangeCapture({ shared: ring(), sharedWrites: { flushMs: 5 } });
+    const here = new ExchangeCapture({ shared: ring() });
+    let reads = 0;
+    const listShared = here.listShared.bind(here);
+    here.listShared = (tunnel, filter) => (reads++, listShared(tunnel, filter));
+    const before = holder.record('t', raw(0))!.id; // before the viewers: not streamed
+    await holder.flushShared();
+    let heldHere = false;
+    const live = new LiveFanout(here, { flushMs: 5, pollMs: 40, held: () => heldHere });
+    closers.push(() => live.closeAll());
+    const { url } = await serve(live);
+    const readers = [0, 1].map(() => read(url, (t) => (t.match(/event: exchange/g) ?? []).length === 3));
+    while (reads === 0) await new Promise((r) => setTimeout(r, 10));
+    const ids = [1, 2, 3].map((i) => holder.record('t', raw(i))!.id);
+    for (const text of await Promise.all(readers)) expect(parseSse(text).map((e) => e.id)).toEqual(ids); // in order, once each, not `before`
+    expect(ids).not.toContain(before);
+    await new Promise((r) => setTimeout(r, 100)); // both viewers closed: the feed stops reading
+    const closed = reads;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reads).toBe(closed);
+    const viewer = read(url, (t) => t.includes('event: exchange'));
+    await new Promise((r) => setTimeout(r, 400));
+    expect(reads - closed).toBeGreaterThanOrEqual(2); // about one read per 40 ms while someone watches
+    expect(reads - closed).toBeLessThanOrEqual(12);
+    heldHere = true; // the tunnel moved here: this node's capture streams it, the ring is no longer read
+    await new Promise((r) => setTimeout(r, 100));
+    const idle = reads;
+    await new Promise((r) => setTimeout(r, 200));
+    expect(reads).toBe(idle);
+    const local = here.record('t', raw(9))!.id;
+    expect(parseSse(await viewer).map((e) => e.id)).toEqual([local]);
+    await store.close();
+  });
+
+  it('a burst larger than one small read between two polls is read once more and streamed whole, in order', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mcppipe-live-'));
+    closers.push(() => void rm(dir, { recursive: true, force: true }));
+    const store = await openFileStore({ dataDir: dir });
+    const ring = () => openRing<ExchangeDetail>(store, 'exchanges', { maxCount: 100, maxBytes: 1 << 20 });
+    const holder = new ExchangeCapture({ shared: ring() });
+    const here = new ExchangeCapture({ shared: ring() });
+    const limits: Array<number | undefined> = [];
+    const listShared = here.listShared.bind(here);
+    here.listShared = (tunnel, filter) => (limits.push(filter?.limit), listShared(tunnel, filter));
+    for (let i = 0; i < 12; i++) holder.record('t', raw(i)); // before the viewer
+    await holder.flushShared();
+    const live = new LiveFanout(here, { flushMs: 5, pollMs: 150, held: () => false });
+    closers.push(() => live.closeAll());
+    const { url } = await serve(live);
+    const viewer = read(url, (t) => (t.match(/event: exchange/g) ?? []).length === 15);
+    while (limits.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, 20)); // the first read marked the 12 (10 read: a full small read)
+    const ids = Array.from({ length: 15 }, (_, i) => holder.record('t', raw(100 + i))!.id);
+    await holder.flushShared();
+    expect(parseSse(await viewer).map((e) => e.id)).toEqual(ids);
+    expect(limits.slice(0, 3)).toEqual([10, 10, 50]); // the mark, then the burst: 10 without the mark, so 50
+    await store.close();
   });
 });

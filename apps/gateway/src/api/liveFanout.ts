@@ -3,6 +3,12 @@
  * stream it; each exchange is serialized once, frames are batched for `flushMs` and the batch is written to every
  * stream with the one SSE writer (`openSseStream`: pings, backpressure).
  *
+ * Many nodes (issue 20): a tunnel held by another node is recorded there, and its exchanges reach this node only
+ * through the ring shared in the store. While this node has Live viewers of such a tunnel it reads the newest
+ * entries of that ring every `pollMs` (one read per tunnel, however many viewers) and streams the ones it has not
+ * seen. The holding node does nothing more than it already does (it writes the ring anyway): nothing per exchange
+ * when no one watches anywhere, and no pub/sub channel to keep.
+ *
  * @module
  */
 import type { ExchangeCapture, ExchangeSummary } from '@mcppipe/capture';
@@ -12,11 +18,23 @@ import type { ServerResponse } from 'node:http';
 /** How long frames of a busy tunnel wait to go out together, ms: one write per dashboard per batch. */
 export const LIVE_FLUSH_MS = 100;
 
+/** How often a feed of a tunnel held by another node reads the shared ring, ms. */
+export const LIVE_POLL_MS = 500;
+/** Entries read per poll; when none of them was seen before, {@link LIVE_POLL_LIMIT} are read. */
+export const LIVE_POLL_FIRST = 10;
+/** Most entries read per poll: of a larger burst between two polls only the newest are streamed on such a node. */
+export const LIVE_POLL_LIMIT = 50;
+
 interface TunnelFeed {
   streams: Set<SseStream>;
   pending: string;
   timer: NodeJS.Timeout | undefined;
   off: () => void;
+  poll: NodeJS.Timeout | undefined; // the next read of the shared ring
+  /** The ring's newest id at the last read (null: empty); undefined: not read since the tunnel was held here. */
+  last: string | null | undefined;
+  /** Queues one exchange's frame for every stream. */
+  emit: (s: ExchangeSummary) => void;
 }
 
 /** The SSE frame of one exchange (`event: exchange`, the summary as `data`). */
@@ -31,11 +49,18 @@ export class LiveFanout {
 
   /**
    * @param capture - the relay's capture
-   * @param options - `flushMs` (default {@link LIVE_FLUSH_MS}), `pingMs` of each stream (default 15 000)
+   * @param options - `flushMs` (default {@link LIVE_FLUSH_MS}), `pingMs` of each stream (default 15 000); many
+   *   nodes: `held` (whether this node holds a tunnel now; set when the capture writes a shared ring: feeds of
+   *   tunnels it does not hold read that ring) and `pollMs` (default {@link LIVE_POLL_MS})
    */
   constructor(
     private readonly capture: ExchangeCapture,
-    private readonly options: { flushMs?: number; pingMs?: number } = {},
+    private readonly options: {
+      flushMs?: number;
+      pingMs?: number;
+      held?: (tunnel: string) => boolean;
+      pollMs?: number;
+    } = {},
   ) {}
 
   /**
@@ -56,6 +81,7 @@ export class LiveFanout {
       if (feed.streams.size > 0 || this.#feeds.get(tunnel) !== feed) return;
       feed.off();
       clearTimeout(feed.timer);
+      clearTimeout(feed.poll);
       this.#feeds.delete(tunnel);
     });
     return stream;
@@ -67,18 +93,61 @@ export class LiveFanout {
   }
 
   #start(tunnel: string): TunnelFeed {
-    const feed: TunnelFeed = { streams: new Set(), pending: '', timer: undefined, off: () => {} };
+    const feed: TunnelFeed = {
+      streams: new Set(),
+      pending: '',
+      timer: undefined,
+      off: () => {},
+      poll: undefined,
+      last: undefined,
+      emit: () => {},
+    };
     const flush = () => {
       feed.timer = undefined;
       const out = Buffer.from(feed.pending); // encoded once for every stream
       feed.pending = '';
       for (const s of feed.streams) s.write(out);
     };
-    feed.off = this.capture.subscribe(tunnel, (s) => {
+    feed.emit = (s: ExchangeSummary) => {
       if (feed.timer === undefined) feed.timer = setTimeout(flush, this.options.flushMs ?? LIVE_FLUSH_MS);
       feed.pending += exchangeFrame(s);
-    });
+    };
+    feed.off = this.capture.subscribe(tunnel, feed.emit);
     this.#feeds.set(tunnel, feed);
+    if (this.options.held) void this.#poll(tunnel, feed);
     return feed;
+  }
+
+  /** Reads the shared ring for a tunnel another node holds, then again every `pollMs` while the feed lives. */
+  async #poll(tunnel: string, feed: TunnelFeed): Promise<void> {
+    if (this.options.held?.(tunnel) !== false)
+      feed.last = undefined; // this node's capture streams it; read again once it moves away
+    else {
+      try {
+        const fresh = await this.#newer(tunnel, feed.last);
+        // the first read only marks what was there before (Live shows exchanges from now on)
+        if (feed.last !== undefined && this.#feeds.get(tunnel) === feed)
+          for (let i = fresh.length - 1; i >= 0; i--) feed.emit(fresh[i]!);
+        feed.last = fresh[0]?.id ?? feed.last ?? null;
+      } catch {
+        // the store is away: the next read catches up on what is still among the newest entries
+      }
+    }
+    if (this.#feeds.get(tunnel) !== feed) return;
+    feed.poll = setTimeout(() => void this.#poll(tunnel, feed), this.options.pollMs ?? LIVE_POLL_MS);
+  }
+
+  /**
+   * The ring's entries appended after `last`, newest first: the newest {@link LIVE_POLL_FIRST}, or up to
+   * {@link LIVE_POLL_LIMIT} when `last` is not among them (a burst; all of them when it is not there either).
+   */
+  async #newer(tunnel: string, last: string | null | undefined): Promise<ExchangeSummary[]> {
+    let newest = await this.capture.listShared(tunnel, { limit: LIVE_POLL_FIRST });
+    let at = newest.findIndex((s) => s.id === last);
+    if (at < 0 && newest.length === LIVE_POLL_FIRST && last !== undefined) {
+      newest = await this.capture.listShared(tunnel, { limit: LIVE_POLL_LIMIT });
+      at = newest.findIndex((s) => s.id === last);
+    }
+    return at < 0 ? newest : newest.slice(0, at);
   }
 }

@@ -7,7 +7,9 @@
  */
 import type { ExchangeCapture, ToolStatsRow } from '@mcppipe/capture';
 import type { ToolSnapshot } from '@mcppipe/events';
+import type { NodeCallAnswer, TunnelCluster } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { onHoldingNode, sendAnswer } from './holdingNode.js';
 import { ownedTunnel } from './owned.js';
 
 /** What the stats routes need. */
@@ -19,6 +21,10 @@ export interface StatsDeps {
    * which lists its upstreams' tools again first). Default: none (nothing is `changed`).
    */
   pins?: (id: string, account: string) => Promise<readonly ToolSnapshot[]>;
+  /** Whether this node holds the tunnel now (many nodes: else the holding node answers). Default: `known`. */
+  held?: (id: string) => boolean;
+  /** Many nodes (S2): the ownership records and the node link; undefined on one node. */
+  cluster?: TunnelCluster | undefined;
 }
 
 /** One row of `GET /api/tunnels/:id/stats`. */
@@ -69,37 +75,67 @@ export function statsView(
   return out.sort((a, b) => Number(b.pinned) - Number(a.pinned));
 }
 
+/** Names of the node calls of the stats routes (answered by the node holding the tunnel, issue 20). */
+export const STATS_CALLS = { stats: 'stats', star: 'star' } as const;
+
 /**
- * Registers the routes (inside the `/api` plugin, after its caller hook).
+ * Registers the routes (inside the `/api` plugin, after its caller hook). With many nodes the stats and stars of a
+ * tunnel held by another node are that node's (asked over the node link, {@link onHoldingNode}): the same answer
+ * from every node.
  *
  * @param app - the plugin instance
- * @param deps - the capture, the tunnel lookup and the tunnels' pins
+ * @param deps - the capture, the tunnel lookups, the tunnels' pins and the cluster
  */
 export function statsRoutes(app: FastifyInstance, deps: StatsDeps): void {
   const { capture, known } = deps;
-  const owned = (req: FastifyRequest, reply: FastifyReply) =>
-    ownedTunnel(req, reply, (t) => (known(t.id) ? t : undefined));
+  const route = { held: deps.held ?? known, known, cluster: deps.cluster };
+  const statsHere = async (id: string, account: string, window: string): Promise<NodeCallAnswer> => {
+    const ms = WINDOWS[window];
+    if (ms === undefined)
+      return { status: 400, body: { error: 'bad_request', message: 'window must be 1h or 24h' } };
+    const pins = (await deps.pins?.(id, account)) ?? [];
+    return {
+      status: 200,
+      body: { window, tools: statsView(capture.stats(id, ms), pins, capture.stars(id)) },
+    };
+  };
+  const starHere = (id: string, name: string, on: boolean): NodeCallAnswer => {
+    capture.setStar(id, name, on);
+    return { status: 204, body: null };
+  };
+  deps.cluster?.handle(STATS_CALLS.stats, async (p) => {
+    const { tunnel, account, window } = (p ?? {}) as Record<string, unknown>;
+    if (typeof tunnel !== 'string' || typeof account !== 'string' || typeof window !== 'string')
+      return BAD_CALL;
+    return statsHere(tunnel, account, window);
+  });
+  deps.cluster?.handle(STATS_CALLS.star, async (p) => {
+    const { tunnel, name, on } = (p ?? {}) as Record<string, unknown>;
+    if (typeof tunnel !== 'string' || typeof name !== 'string' || typeof on !== 'boolean') return BAD_CALL;
+    return starHere(tunnel, name, on);
+  });
   app.get<{ Params: { id: string }; Querystring: { window?: string } }>(
     '/api/tunnels/:id/stats',
     async (req, reply) => {
-      const t = owned(req, reply);
+      const t = ownedTunnel(req, reply, (t) => t);
       if (t === undefined) return reply;
       const window = req.query.window ?? '1h';
-      const ms = WINDOWS[window];
-      if (ms === undefined)
-        return reply.code(400).send({ error: 'bad_request', message: 'window must be 1h or 24h' });
-      const pins = (await deps.pins?.(t.id, t.account)) ?? [];
-      return { window, tools: statsView(capture.stats(t.id, ms), pins, capture.stars(t.id)) };
+      const payload = { tunnel: t.id, account: t.account, window };
+      const here = () => statsHere(t.id, t.account, window);
+      return sendAnswer(reply, await onHoldingNode(t, route, { name: STATS_CALLS.stats, payload, here }));
     },
   );
   const star =
     (on: boolean) =>
     async (req: FastifyRequest<{ Params: { id: string; name: string } }>, reply: FastifyReply) => {
-      const t = owned(req, reply);
+      const t = ownedTunnel(req, reply, (t) => t);
       if (t === undefined) return reply;
-      capture.setStar(t.id, req.params.name, on);
-      return reply.code(204).send();
+      const payload = { tunnel: t.id, name: req.params.name, on };
+      const here = () => starHere(t.id, req.params.name, on);
+      return sendAnswer(reply, await onHoldingNode(t, route, { name: STATS_CALLS.star, payload, here }));
     };
   app.put('/api/tunnels/:id/stars/:name', star(true));
   app.delete('/api/tunnels/:id/stars/:name', star(false));
 }
+
+const BAD_CALL: NodeCallAnswer = { status: 400, body: { error: 'bad_request', message: 'bad node call' } };

@@ -4,6 +4,7 @@ import { invalidOption } from './errors.js';
 import type { ForwardExchange } from './forward.js';
 import type { NodeCallAnswer, NodeCallHandler } from './nodeCall.js';
 import { NodeLink } from './nodeLink.js';
+import type { ForwardedDelivery } from './nodeLink.js';
 import type { TunnelRegistry } from './registry.js';
 import type { TunnelInfo } from './tunnel.js';
 import type { Logger } from './types.js';
@@ -22,6 +23,8 @@ export interface TunnelOwner {
   keyId: string;
   /** The tunnel's connect metadata (its policy: `auth`, `allow`), so any node can check a request first. */
   metadata: Record<string, string>;
+  /** A zero-knowledge tunnel (T7): no policies or capture of bodies (absent in records of older nodes: false). */
+  zeroKnowledge?: boolean;
 }
 
 /**
@@ -98,6 +101,7 @@ export class TunnelCluster implements AsyncDisposable {
   readonly #timer: NodeJS.Timeout;
   readonly #calls = new Map<string, NodeCallHandler>();
   #warned = false;
+  #deliver: ForwardedDelivery = (tunnel, exchange) => this.#o.registry.forward(tunnel, exchange);
   #nodeUrl: string | undefined;
   /** The tunnels other nodes hold, by subdomain: refreshed every heartbeat and by every lookup. */
   #remote = new Map<string, TunnelOwner>();
@@ -126,6 +130,7 @@ export class TunnelCluster implements AsyncDisposable {
       connectTimeoutMs: options.connectTimeoutMs ?? 2_000,
       logger: this.#logger,
       calls: this.#calls,
+      deliver: () => this.#deliver,
     });
     this.#timer = setInterval(() => void this.#heartbeat(), beat);
     this.#timer.unref();
@@ -154,6 +159,7 @@ export class TunnelCluster implements AsyncDisposable {
       subdomain: info.subdomain,
       keyId: info.keyId,
       metadata: { ...info.metadata },
+      zeroKnowledge: info.zeroKnowledge,
     };
   }
 
@@ -277,8 +283,20 @@ export class TunnelCluster implements AsyncDisposable {
    *
    * @throws McpPipeError `MCPP_TUNNEL_OFFLINE` (a rejection, nothing written) when the owner cannot be reached
    */
-  forward(owner: TunnelOwner, exchange: ForwardExchange): Promise<void> {
-    return this.#link.forward(owner, exchange);
+  forward(owner: TunnelOwner, exchange: ForwardExchange, caller: string | null = null): Promise<void> {
+    return this.#link.forward(owner, exchange, caller);
+  }
+
+  /**
+   * How this node delivers the requests other nodes forward to its tunnels (default: straight into the tunnel).
+   * The relay sets its own, so a forwarded request meets the owner's stored policies and is recorded like one that
+   * entered here.
+   *
+   * @param deliver - gets the tunnel (undefined when it is gone: reject with `MCPP_TUNNEL_OFFLINE`), the exchange
+   *   and the caller the entry node authenticated
+   */
+  onForwarded(deliver: ForwardedDelivery): void {
+    this.#deliver = deliver;
   }
 
   /**

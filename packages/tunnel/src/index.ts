@@ -13,6 +13,7 @@ export { TunnelRegistry } from './registry.js';
 export { DEFAULT_LEASE_TTL_MS, MIN_NODE_SECRET_LENGTH, TunnelCluster } from './cluster.js';
 export type { OwnerLeases, TunnelClaim, TunnelClusterOptions, TunnelOwner } from './cluster.js';
 export { NODE_SECRET_HEADER } from './nodeLink.js';
+export type { ForwardedDelivery } from './nodeLink.js';
 export type { NodeCallAnswer, NodeCallHandler } from './nodeCall.js';
 export type { TunnelEvent, TunnelIdentity, TunnelRegistryOptions } from './registry.js';
 export { Tunnel } from './tunnel.js';

@@ -11,13 +11,32 @@ import { NODE_CALL_HEADER, acceptNodeCall, sendNodeCall } from './nodeCall.js';
 import type { NodeCallAnswer, NodeCallHandler } from './nodeCall.js';
 import { writeTunnelOffline } from './offline.js';
 import type { TunnelRegistry } from './registry.js';
+import type { Tunnel } from './tunnel.js';
 import type { Logger } from './types.js';
 
 /** Node-to-node request headers (S2): the shared secret and the tunnel the request is for. */
 export const NODE_SECRET_HEADER = 'x-mcppipe-node-secret';
 const NODE_TUNNEL_HEADER = 'x-mcppipe-node-tunnel';
 const NODE_ACCOUNT_HEADER = 'x-mcppipe-node-account';
-const STRIP_NODE = { [NODE_SECRET_HEADER]: null, [NODE_TUNNEL_HEADER]: null, [NODE_ACCOUNT_HEADER]: null };
+/** The caller the entry node authenticated (its key name or OAuth client), JSON: a string or null (auth `none`). */
+const NODE_CALLER_HEADER = 'x-mcppipe-node-caller';
+const STRIP_NODE = {
+  [NODE_SECRET_HEADER]: null,
+  [NODE_TUNNEL_HEADER]: null,
+  [NODE_ACCOUNT_HEADER]: null,
+  [NODE_CALLER_HEADER]: null,
+};
+
+/**
+ * How the holding node delivers a request another node forwarded to one of its tunnels: by default straight into
+ * the tunnel; the relay sets its own (`TunnelCluster.onForwarded`: the owner's gate and the exchange capture, as
+ * for a request that entered here).
+ */
+export type ForwardedDelivery = (
+  tunnel: Tunnel | undefined,
+  exchange: ForwardExchange,
+  caller: string | null,
+) => Promise<void>;
 
 interface NodeLinkOptions {
   secret: string;
@@ -26,6 +45,18 @@ interface NodeLinkOptions {
   logger: Logger;
   /** The node calls this node answers, by name (see `TunnelCluster.handle`). */
   calls: ReadonlyMap<string, NodeCallHandler>;
+  /** How a forwarded request reaches the tunnel (read per request: the relay may set it after construction). */
+  deliver: () => ForwardedDelivery;
+}
+
+/** The forwarded caller: what the entry node sent (a string or null), anything else null. */
+function callerOf(value: string | string[] | undefined): string | null {
+  try {
+    const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : null;
+    return typeof parsed === 'string' ? parsed : null;
+  } catch {
+    return null;
+  }
 }
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
@@ -85,10 +116,16 @@ export class NodeLink {
     const raw = req as unknown as IncomingMessage;
     const out = res as unknown as ServerResponse;
     raw.headers.host = req.authority;
-    this.#o.registry.forward(tunnel, { req: raw, res: out, headers: STRIP_NODE }).catch(() => {
-      if (!res.headersSent) writeTunnelOffline(out);
-      else res.destroy();
-    });
+    this.#o
+      .deliver()(
+        tunnel,
+        { req: raw, res: out, headers: STRIP_NODE },
+        callerOf(req.headers[NODE_CALLER_HEADER]),
+      )
+      .catch(() => {
+        if (!res.headersSent) writeTunnelOffline(out);
+        else res.destroy();
+      });
   }
 
   #session(url: string): Promise<http2.ClientHttp2Session> {
@@ -120,8 +157,11 @@ export class NodeLink {
     return pending;
   }
 
-  /** Forwards an exchange to the owner node; rejects with `MCPP_TUNNEL_OFFLINE` when it cannot be reached. */
-  async forward(owner: TunnelOwner, exchange: ForwardExchange): Promise<void> {
+  /**
+   * Forwards an exchange to the owner node, with the caller this node authenticated; rejects with
+   * `MCPP_TUNNEL_OFFLINE` when it cannot be reached.
+   */
+  async forward(owner: TunnelOwner, exchange: ForwardExchange, caller: string | null = null): Promise<void> {
     const { req } = exchange;
     const hasBody = requestHasBody(req);
     let stream: http2.ClientHttp2Stream;
@@ -136,6 +176,7 @@ export class NodeLink {
           [NODE_SECRET_HEADER]: this.#o.secret,
           [NODE_TUNNEL_HEADER]: owner.subdomain,
           [NODE_ACCOUNT_HEADER]: owner.account,
+          [NODE_CALLER_HEADER]: JSON.stringify(caller),
         },
         { endStream: !hasBody },
       );

@@ -5,7 +5,7 @@
  * @module
  */
 import type { AccountStore } from '@mcppipe/oauth';
-import type { TunnelRegistry } from '@mcppipe/tunnel';
+import type { TunnelOwner, TunnelRegistry } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keysRoutes } from './keys.js';
 import { sessionRoutes } from './session.js';
@@ -20,6 +20,8 @@ export interface AccountRoutesDeps {
   settings: TunnelSettingsStore;
   /** The dashboard sessions (the `/api` caller resolver reads the same table). */
   sessions: SessionTable;
+  /** Many nodes (S2): the tunnels other nodes hold. */
+  remote?: (() => readonly TunnelOwner[]) | undefined;
 }
 
 /**
@@ -35,6 +37,10 @@ export function accountRoutes(deps: AccountRoutesDeps): (app: FastifyInstance) =
   return (app) => {
     sessionRoutes(app, { accounts, sessions, resolveCaller });
     keysRoutes(app, { accounts, registry: deps.registry, resolveCaller });
-    settingsRoutes(app, { registry: deps.registry, store: deps.settings });
+    settingsRoutes(app, {
+      registry: deps.registry,
+      store: deps.settings,
+      ...(deps.remote && { remote: deps.remote }),
+    });
   };
 }

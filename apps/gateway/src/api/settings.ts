@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Tunnel, TunnelRegistry } from '@mcppipe/tunnel';
+import type { Tunnel, TunnelOwner, TunnelRegistry } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ownedTunnel } from './owned.js';
 import { effectiveSettings, mergeSettings } from './settingsBody.js';
@@ -16,6 +16,8 @@ import type { TunnelSettingsStore } from './settingsStore.js';
 export interface SettingsDeps {
   registry: Pick<TunnelRegistry, 'lookup'>;
   store: TunnelSettingsStore;
+  /** Many nodes (S2): the tunnels other nodes hold (`TunnelCluster.remoteTunnels`), settable from any node. */
+  remote?: () => readonly TunnelOwner[];
 }
 
 type Id = { Params: { id: string } };
@@ -28,12 +30,20 @@ type Id = { Params: { id: string } };
  */
 export function settingsRoutes(app: FastifyInstance, deps: SettingsDeps): void {
   const { registry, store } = deps;
-  /** The caller's tunnel `id` (live or with stored settings), or undefined when the 404 was sent. */
+  /**
+   * The caller's tunnel `id` (held here, held by another node, or with stored settings), or undefined when the 404
+   * was sent; `live` is what is known of its connection (its metadata and zero-knowledge mode).
+   */
   const owned = (req: FastifyRequest, reply: FastifyReply) =>
     ownedTunnel(req, reply, ({ id, subdomain, account }) => {
-      const live: Tunnel | undefined = registry.lookup(subdomain, account);
+      const live: Pick<Tunnel, 'metadata' | 'zeroKnowledge'> | undefined =
+        registry.lookup(subdomain, account) ?? remoteOf(subdomain, account);
       return live !== undefined || store.has(id) ? { id, live } : undefined;
     });
+  const remoteOf = (subdomain: string, account: string) => {
+    const o = deps.remote?.().find((r) => r.subdomain === subdomain && r.account === account);
+    return o && { metadata: o.metadata, zeroKnowledge: o.zeroKnowledge === true };
+  };
 
   app.get<Id>('/api/tunnels/:id/settings', async (req, reply) => {
     const t = owned(req, reply);

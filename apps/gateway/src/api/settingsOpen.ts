@@ -20,6 +20,7 @@ import type { SessionTable } from './sessionStore.js';
 import { sharedSessions } from '../scale/sessions.js';
 import { createSettingsEnforcer } from './settingsRelay.js';
 import { TunnelSettingsStore } from './settingsStore.js';
+import type { SharedSettingsStore } from './settingsStore.js';
 import type { AccountApi } from '../types.js';
 
 /** The relay and its account side. */
@@ -43,12 +44,32 @@ export async function openTunnelRelay(
     dataDir: string;
     sessions?: SessionTable;
     scopes?: TunnelScopes;
+    /** Many nodes (S1): the settings live in this shared store. */
+    sharedStore?: SharedSettingsStore | undefined;
   },
 ): Promise<OpenedRelay> {
-  const { dataDir, sessions = new SessionStore(), scopes, ...rest } = deps;
+  const { dataDir, sessions = new SessionStore(), scopes, sharedStore, ...rest } = deps;
   const settings = await TunnelSettingsStore.open(dataDir);
-  const relay = createRelay({ ...rest, settings: createSettingsEnforcer(settings) });
-  const account = accountRoutes({ accounts: deps.accounts, registry: relay.registry, settings, sessions });
+  if (sharedStore !== undefined)
+    await settings.share(sharedStore, (err) =>
+      rest.logger.warn({ err: (err as Error).message }, 'tunnel settings: could not reload from Redis'),
+    );
+  const opened = createRelay({ ...rest, settings: createSettingsEnforcer(settings) });
+  const relay: TunnelRelay = {
+    ...opened,
+    close: async () => {
+      settings.close();
+      await opened.close();
+    },
+  };
+  const { cluster } = relay;
+  const account = accountRoutes({
+    accounts: deps.accounts,
+    registry: relay.registry,
+    settings,
+    sessions,
+    ...(cluster && { remote: () => cluster.remoteTunnels() }),
+  });
   const capture = captureRoutes(relay, scopes);
   return { relay, api: { sessions, routes: [account, capture] } };
 }
@@ -94,6 +115,7 @@ export async function openEventsAndRelay(supervisor: UpstreamRegistry, options: 
           onTunnelEvent: tunnelEvents.onTunnelEvent,
           capture: captureOptions(env, shared && { store: shared.store, logger }),
           cluster: shared?.cluster,
+          sharedStore: shared?.store,
           // S1: one login for every node
           ...(shared && { sessions: sharedSessions(shared.store.collection('sessions'), { logger }) }),
         });

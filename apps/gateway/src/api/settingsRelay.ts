@@ -9,7 +9,7 @@
 import { RelayGate, relayRulesActive } from '@mcppipe/aggregator';
 import type { BucketStore } from '@mcppipe/policy';
 import type { ForwardExchange, ForwardTee, Tunnel, TunnelRegistry } from '@mcppipe/tunnel';
-import type { FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import type { TunnelPolicy } from '../tunnel/policy.js';
 import { parsePolicy } from '../tunnel/policy.js';
 import { effectiveSettings } from './settingsBody.js';
@@ -17,9 +17,14 @@ import type { StoredSettings } from './settingsBody.js';
 import type { TunnelSettingsStore } from './settingsStore.js';
 
 /** What the relay hook asks of the stored settings. */
+/** What the enforcer reads of a tunnel: held here (a `Tunnel`) or by another node (its `TunnelOwner` record). */
+export type SettingsSubject = Pick<Tunnel, 'subdomain' | 'account' | 'metadata'> & {
+  zeroKnowledge?: boolean;
+};
+
 export interface SettingsEnforcer {
   /** The owner's access policy for the tunnel, or undefined when none is stored (the metadata's applies). */
-  policy(tunnel: Tunnel): TunnelPolicy | string | undefined;
+  policy(tunnel: SettingsSubject): TunnelPolicy | string | undefined;
   /** The gate for the tunnel's policies and limits, or undefined when the tunnel needs none. */
   gate(tunnel: Tunnel): RelayGate | undefined;
   /** Whether the owner turned capture of argument values on for the tunnel id (default off: redacted). */
@@ -43,7 +48,7 @@ export const tunnelId = (t: Pick<Tunnel, 'subdomain' | 'account'>): string => `$
  */
 export function createSettingsEnforcer(store: TunnelSettingsStore, buckets?: BucketStore): SettingsEnforcer {
   const cache = new WeakMap<Readonly<StoredSettings>, Compiled>();
-  const compiled = (t: Tunnel): Compiled | undefined => {
+  const compiled = (t: SettingsSubject): Compiled | undefined => {
     const stored = store.get(tunnelId(t));
     if (stored === undefined) return undefined;
     let c = cache.get(stored);
@@ -56,7 +61,7 @@ export function createSettingsEnforcer(store: TunnelSettingsStore, buckets?: Buc
           ? undefined
           : parsePolicy({ auth: s.auth, allow: s.allow.join(',') }),
       gate:
-        t.zeroKnowledge || !relayRulesActive(rules)
+        t.zeroKnowledge === true || !relayRulesActive(rules)
           ? undefined
           : new RelayGate({
               rules,
@@ -78,20 +83,20 @@ export function createSettingsEnforcer(store: TunnelSettingsStore, buckets?: Buc
 export const GATED_BODY_LIMIT = 4 * 1024 * 1024;
 
 /** Reads the body (each chunk also to the capture's `tee`); undefined past {@link GATED_BODY_LIMIT}. */
-function readBody(req: FastifyRequest, tee: ForwardTee | undefined): Promise<Buffer | undefined> {
+function readBody(req: IncomingMessage, tee: ForwardTee | undefined): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.raw.on('data', (c: Buffer) => {
+    req.on('data', (c: Buffer) => {
       tee?.request.push(c);
       size += c.length;
       if (size > GATED_BODY_LIMIT) {
-        req.raw.pause();
+        req.pause();
         resolve(undefined);
       } else chunks.push(c);
     });
-    req.raw.on('end', () => resolve(Buffer.concat(chunks)));
-    req.raw.on('error', reject);
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
   });
 }
 
@@ -99,18 +104,16 @@ function readBody(req: FastifyRequest, tee: ForwardTee | undefined): Promise<Buf
  * Forwards one request through a gated tunnel: reads the body, answers a refused `tools/call` itself (HTTP 200,
  * the JSON-RPC error), and filters `tools/list` answers on their way back.
  *
- * @param req - the Fastify request (hijacked by the caller)
- * @param exchange - as for `registry.forward` (the body is read here)
+ * @param exchange - as for `registry.forward` (the body is read here from `exchange.req`)
  * @param target - the relay's registry, the tunnel and its gate
  * @returns when the answer is finished
  */
 export async function forwardGated(
-  req: FastifyRequest,
   exchange: ForwardExchange,
   target: { registry: TunnelRegistry; tunnel: Tunnel; gate: RelayGate },
 ): Promise<void> {
   const { registry, tunnel, gate } = target;
-  const { res } = exchange;
+  const { req, res } = exchange;
   if (req.method !== 'POST') return registry.forward(tunnel, exchange);
   const body = await readBody(req, exchange.tee);
   if (body === undefined) {

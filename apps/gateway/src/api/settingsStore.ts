@@ -2,6 +2,10 @@
  * Where tunnel settings live on the relay: `<dataDir>/tunnel-settings.json` (mode 0600, written atomically by
  * `@mcppipe/store`'s writer), keyed by tunnel id `<subdomain>--<account>`, so they survive reconnects and
  * restarts. Reads are from memory; each `put` replaces the entry's object (the relay caches per object).
+ * Many nodes (S1, `--redis`): the settings live in the store's `tunnelSettings` collection, shared by every node; a
+ * `put` on any node is published on the `tunnel-settings` channel and every node reloads that entry at once (and
+ * all of them every {@link SHARED_SETTINGS_POLL_MS}, for messages lost while Redis was away), so the owner's auth
+ * mode, allowlist and policies hold whichever node a request enters or a tunnel is held by.
  *
  * @module
  */
@@ -9,10 +13,20 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { McpPipeError } from '@mcppipe/errors';
 import { writeFileAtomic } from '@mcppipe/store';
+import type { Collection, Store } from '@mcppipe/store';
 import type { StoredSettings } from './settingsBody.js';
 
 /** The file name inside the data directory. */
 export const SETTINGS_FILE = 'tunnel-settings.json';
+/** The shared collection (many nodes). */
+export const SETTINGS_COLLECTION = 'tunnelSettings';
+/** The channel a `put` is announced on (many nodes). */
+export const SETTINGS_CHANNEL = 'tunnel-settings';
+/** How often a node re-reads every shared entry, ms (a missed announcement is caught up by then). */
+export const SHARED_SETTINGS_POLL_MS = 2_000;
+
+/** The store of many nodes, as the settings use it (`@mcppipe/store`'s `Store`). */
+export type SharedSettingsStore = Pick<Store, 'collection' | 'publish' | 'subscribe'>;
 
 interface SettingsFile {
   version: 1;
@@ -24,6 +38,8 @@ export class TunnelSettingsStore {
   readonly #path: string;
   readonly #tunnels: Map<string, Readonly<StoredSettings>>;
   #writing: Promise<void> = Promise.resolve();
+  #shared: { store: SharedSettingsStore; entries: Collection<StoredSettings> } | undefined;
+  #stop: (() => void) | undefined;
 
   private constructor(path: string, tunnels: Record<string, StoredSettings>) {
     this.#path = path;
@@ -55,6 +71,56 @@ export class TunnelSettingsStore {
     return new TunnelSettingsStore(path, parsed.tunnels);
   }
 
+  /**
+   * Keeps the settings in the store shared by every node instead of the file: entries of this node's file that
+   * the store lacks are copied there first (a node that ran alone before), then the store's entries are loaded,
+   * and the announcements of other nodes' `put`s are followed.
+   *
+   * @param store - the shared store
+   * @param onError - a failed background reload (the entries in memory stay until the next one)
+   * @throws McpPipeError `MCPP_STORE_UNAVAILABLE` when the store cannot be read now
+   */
+  async share(store: SharedSettingsStore, onError: (err: unknown) => void): Promise<void> {
+    const entries = store.collection<StoredSettings>(SETTINGS_COLLECTION);
+    for (const [id, settings] of this.#tunnels)
+      await entries.compareAndSwap(id, { expected: undefined, next: { ...settings } });
+    this.#shared = { store, entries };
+    await this.#reloadAll();
+    const off = await store.subscribe(SETTINGS_CHANNEL, (id) => {
+      entries.get(id).then((v) => this.#replace(id, v), onError);
+    });
+    const timer = setInterval(() => this.#reloadAll().catch(onError), SHARED_SETTINGS_POLL_MS);
+    timer.unref();
+    this.#stop = () => {
+      clearInterval(timer);
+      void off().catch(() => {});
+    };
+  }
+
+  /** Stops following the shared store (many nodes); a no-op on one node. */
+  close(): void {
+    this.#stop?.();
+    this.#stop = undefined;
+  }
+
+  async #reloadAll(): Promise<void> {
+    const all = await this.#shared!.entries.entries();
+    const seen = new Set<string>();
+    for (const [id, v] of all) {
+      seen.add(id);
+      this.#replace(id, v);
+    }
+    for (const id of [...this.#tunnels.keys()]) if (!seen.has(id)) this.#tunnels.delete(id);
+  }
+
+  // a new object only when the entry changed: the relay's compiled gate is cached per object
+  #replace(id: string, v: StoredSettings | undefined): void {
+    if (v === undefined) return void this.#tunnels.delete(id);
+    const held = this.#tunnels.get(id);
+    if (held === undefined || JSON.stringify(held) !== JSON.stringify(v))
+      this.#tunnels.set(id, Object.freeze(v));
+  }
+
   /** @returns the stored fields of tunnel `id`, or undefined (never mutate it) */
   get(id: string): Readonly<StoredSettings> | undefined {
     return this.#tunnels.get(id);
@@ -66,14 +132,20 @@ export class TunnelSettingsStore {
   }
 
   /**
-   * Stores tunnel `id`'s fields and writes the file (writes are serialized; the memory copy changes first, so
-   * the next request already sees it).
+   * Stores tunnel `id`'s fields and writes the file, or (many nodes) the shared entry, announced to every node
+   * (writes are serialized; the memory copy changes first, so the next request already sees it).
    *
    * @param id - `<subdomain>--<account>`
    * @param settings - the stored fields (from `mergeSettings`)
    */
   async put(id: string, settings: StoredSettings): Promise<void> {
     this.#tunnels.set(id, Object.freeze({ ...settings }));
+    const shared = this.#shared;
+    if (shared !== undefined) {
+      await shared.entries.set(id, { ...settings });
+      await shared.store.publish(SETTINGS_CHANNEL, id);
+      return;
+    }
     const text = `${JSON.stringify({ version: 1, tunnels: Object.fromEntries(this.#tunnels) }, null, 2)}\n`;
     const write = this.#writing.then(async () => {
       await mkdir(join(this.#path, '..'), { recursive: true, mode: 0o700 });

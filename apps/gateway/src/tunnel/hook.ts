@@ -11,7 +11,7 @@ import type { ExchangeCapture } from '@mcppipe/capture';
 import { isMcpPipeError } from '@mcppipe/errors';
 import { RELAY_REQUEST_HEADER, SCOPE_PATH } from '@mcppipe/events';
 import type { AccountStore, OAuthProvider } from '@mcppipe/oauth';
-import type { ForwardTee, Tunnel, TunnelCluster, TunnelRegistry } from '@mcppipe/tunnel';
+import type { ForwardExchange, Tunnel, TunnelCluster, TunnelRegistry } from '@mcppipe/tunnel';
 import { writeTunnelOffline } from '@mcppipe/tunnel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CREDENTIAL_HEADERS } from '../pipeline/auth.js';
@@ -66,14 +66,30 @@ export function createRelayHook(deps: RelayHookDeps) {
     if (p === undefined) policies.set(t, (p = parsePolicy(t.metadata)));
     return p;
   };
+  /**
+   * Delivers an exchange into a tunnel held here, whichever node it entered (S2: `cluster.onForwarded`): a POST
+   * feeds the exchange capture's tee, and the owner's stored policies and limits gate it.
+   */
+  const deliver = (t: Tunnel | undefined, x: ForwardExchange, caller: string | null): Promise<void> => {
+    if (t === undefined) return registry.forward(t, x); // rejects: tunnel_offline
+    if (deps.capture && x.req.method === 'POST') {
+      const id = `${t.subdomain}--${t.account}`;
+      const context = {
+        caller,
+        zeroKnowledge: t.zeroKnowledge,
+        captureValues: deps.capture.values?.(id) ?? false,
+      };
+      x.tee = deps.capture.exchanges.tee(id, { req: x.req, res: x.res }, context);
+    }
+    const gate = t.zeroKnowledge ? undefined : settings?.gate(t);
+    return gate ? forwardGated(x, { registry, tunnel: t, gate }) : registry.forward(t, x);
+  };
+  cluster?.onForwarded(deliver);
   const local = (t: Tunnel): Target => ({
     policy: policyOf(t),
     account: t.account,
     tunnel: t,
-    send: (req, x) => {
-      const gate = t.zeroKnowledge ? undefined : settings?.gate(t);
-      return gate ? forwardGated(req, x, { registry, tunnel: t, gate }) : registry.forward(t, x);
-    },
+    send: (x, caller) => deliver(t, x, caller),
   });
   const find = async (a: TunnelAddress): Promise<Target | undefined> => {
     for (const c of a.candidates) {
@@ -84,9 +100,10 @@ export function createRelayHook(deps: RelayHookDeps) {
       const owner = await cluster!.remoteOwner(c.subdomain, c.account);
       if (owner !== undefined)
         return {
-          policy: parsePolicy(owner.metadata),
+          // the owner's stored auth and allowlist (shared by every node) win over the connect metadata here too
+          policy: settings?.policy(owner) ?? parsePolicy(owner.metadata),
           account: owner.account,
-          send: (_, x) => cluster!.forward(owner, x),
+          send: (x, caller) => cluster!.forward(owner, x, caller),
         };
     }
     return undefined;
@@ -136,17 +153,6 @@ export function createRelayHook(deps: RelayHookDeps) {
     const caller = await authenticate(req, reply, { t: target, resource });
     if (caller === false) return reply;
     reply.hijack();
-    const { tunnel } = target; // capture is the holding node's (a peer's exchanges are recorded by their owner)
-    let tee: ForwardTee | undefined;
-    if (deps.capture && tunnel && req.method === 'POST') {
-      const id = `${tunnel.subdomain}--${tunnel.account}`;
-      const context = {
-        caller,
-        zeroKnowledge: tunnel.zeroKnowledge,
-        captureValues: deps.capture.values?.(id) ?? false,
-      };
-      tee = deps.capture.exchanges.tee(id, { req: req.raw, res: reply.raw }, context);
-    }
     req.raw.url = address.path;
     const forwarded = {
       ...STRIP,
@@ -154,7 +160,8 @@ export function createRelayHook(deps: RelayHookDeps) {
       'x-forwarded-host': address.host,
       'x-forwarded-proto': zone.protocol.slice(0, -1),
     };
-    const sent = target.send(req, { req: req.raw, res: reply.raw, headers: forwarded, tee });
+    // capture and the owner's gate are the holding node's (a peer's exchanges are recorded by their holder)
+    const sent = target.send({ req: req.raw, res: reply.raw, headers: forwarded }, caller);
     sent.catch((err: unknown) => {
       if (isMcpPipeError(err, 'MCPP_TUNNEL_OFFLINE') && !reply.raw.headersSent)
         return writeTunnelOffline(reply.raw);

@@ -17,7 +17,8 @@ export interface TunnelTarget {
   policy: TunnelPolicy | string;
   account: string;
   tunnel?: Tunnel;
-  send(req: FastifyRequest, exchange: ForwardExchange): Promise<void>;
+  /** Sends the exchange with the caller this node authenticated (recorded by the capture as the exchange's caller). */
+  send(exchange: ForwardExchange, caller: string | null): Promise<void>;
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;

@@ -6,13 +6,11 @@
  * streams an exchange made through A; another account gets the same 404 on B.
  */
 import { readSse, waitFor } from '@mcppipe/test-utils';
-import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
-import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
-import { startNodePair } from './tunnelStack.js';
-import type { NodePair } from './tunnelStack.js';
+import { connectHeldTunnel, startNodePair } from './tunnelStack.js';
+import type { HeldTunnel, NodePair } from './tunnelStack.js';
 
 const TUNNEL = 'dash--alice';
 
@@ -29,8 +27,7 @@ describe('two gateway nodes on one Redis: replay and Live of a tunnel on the nod
   let pair: NodePair;
   let a: RunningGateway;
   let b: RunningGateway;
-  let loopback: ReturnType<typeof forwardToLoopback>;
-  let tunnel: TunnelClient;
+  let held: HeldTunnel;
   let keys: Record<string, string>;
   /** A call on a node's /api (bounded: 15 s). */
   const api = async (gw: RunningGateway, path: string, key: string, init: RequestInit = {}) => {
@@ -70,20 +67,11 @@ describe('two gateway nodes on one Redis: replay and Live of a tunnel on the nod
       keys: { alice: ['alice', 'cli'], bob: ['bob', 'cli'] },
     });
     ({ a, b, keys } = pair);
-    loopback = forwardToLoopback({ port: pair.upstream.port });
-    tunnel = connectTunnel({
-      relayUrl: `${a.url}/tunnel/connect`,
-      apiKey: keys['alice']!,
-      subdomain: 'dash',
-      metadata: { auth: 'api-key' },
-      handler: (req, res) => loopback(req, res),
-    });
-    await tunnel.connected();
+    held = await connectHeldTunnel(pair, { key: keys['alice']!, subdomain: 'dash' });
   }, 180_000);
 
   afterAll(async () => {
-    await tunnel?.close();
-    loopback?.close();
+    await held?.close();
     await pair?.close();
   });
 

@@ -6,13 +6,11 @@
  * and is recorded by A with its caller; an allowlist saved on node A is checked at node B, where the call enters.
  */
 import { waitFor } from '@mcppipe/test-utils';
-import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
-import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
-import { startNodePair } from './tunnelStack.js';
-import type { NodePair } from './tunnelStack.js';
+import { connectHeldTunnel, startNodePair } from './tunnelStack.js';
+import type { HeldTunnel, NodePair } from './tunnelStack.js';
 
 const TUNNEL = 'pol--alice';
 
@@ -27,8 +25,7 @@ describe('two gateway nodes on one Redis: the owner settings of a tunnel hold on
   let pair: NodePair;
   let a: RunningGateway;
   let b: RunningGateway;
-  let loopback: ReturnType<typeof forwardToLoopback>;
-  let tunnel: TunnelClient;
+  let held: HeldTunnel;
   let keys: Record<string, string>;
   /** A call on a node's /api with the owner's key (bounded: 15 s). */
   const api = async (gw: RunningGateway, path: string, init: RequestInit = {}) => {
@@ -76,15 +73,7 @@ describe('two gateway nodes on one Redis: the owner settings of a tunnel hold on
       keys: { alice: ['alice', 'cli'] },
     });
     ({ a, b, keys } = pair);
-    loopback = forwardToLoopback({ port: pair.upstream.port });
-    tunnel = connectTunnel({
-      relayUrl: `${a.url}/tunnel/connect`,
-      apiKey: keys['alice']!,
-      subdomain: 'pol',
-      metadata: { auth: 'api-key' },
-      handler: (req, res) => loopback(req, res),
-    });
-    await tunnel.connected();
+    held = await connectHeldTunnel(pair, { key: keys['alice']!, subdomain: 'pol' });
     // node B learns of the tunnel held by A (its lease) before the first request through it
     await waitFor(async () => (await echo(b, 'warm')).status === 200, {
       timeoutMs: 20_000,
@@ -94,8 +83,7 @@ describe('two gateway nodes on one Redis: the owner settings of a tunnel hold on
   }, 180_000);
 
   afterAll(async () => {
-    await tunnel?.close();
-    loopback?.close();
+    await held?.close();
     await pair?.close();
   });
 

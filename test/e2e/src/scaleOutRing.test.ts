@@ -4,13 +4,11 @@
  * server behind it. The exchanges recorded on node A are read on node B, owner-scoped and redacted as on one node.
  */
 import { waitFor } from '@mcppipe/test-utils';
-import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
-import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
-import { startNodePair } from './tunnelStack.js';
-import type { NodePair } from './tunnelStack.js';
+import { connectHeldTunnel, startNodePair } from './tunnelStack.js';
+import type { HeldTunnel, NodePair } from './tunnelStack.js';
 
 const TUNNEL = 'cap--alice';
 
@@ -26,8 +24,7 @@ describe('two gateway nodes on one Redis: the traffic ring in the store (issues 
   let pair: NodePair;
   let a: RunningGateway;
   let b: RunningGateway;
-  let loopback: ReturnType<typeof forwardToLoopback>;
-  let tunnel: TunnelClient;
+  let held: HeldTunnel;
   let keys: Record<string, string>;
   /** GET on a node's /api (bounded: 10 s). */
   const api = async (gw: RunningGateway, path: string, key: string) => {
@@ -45,20 +42,11 @@ describe('two gateway nodes on one Redis: the traffic ring in the store (issues 
       keys: { alice: ['alice', 'cli'], bob: ['bob', 'cli'] },
     });
     ({ a, b, keys } = pair);
-    loopback = forwardToLoopback({ port: pair.upstream.port });
-    tunnel = connectTunnel({
-      relayUrl: `${a.url}/tunnel/connect`,
-      apiKey: keys['alice']!,
-      subdomain: 'cap',
-      metadata: { auth: 'api-key' },
-      handler: (req, res) => loopback(req, res),
-    });
-    await tunnel.connected();
+    held = await connectHeldTunnel(pair, { key: keys['alice']!, subdomain: 'cap' });
   }, 180_000);
 
   afterAll(async () => {
-    await tunnel?.close();
-    loopback?.close();
+    await held?.close();
     await pair?.close();
   });
 

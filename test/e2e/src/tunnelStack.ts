@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startCli, startFixtureServer, startRedis, waitFor } from '@mcppipe/test-utils';
 import type { RunningCli, RunningFixtureServer, RunningRedis } from '@mcppipe/test-utils';
+import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
+import type { TunnelClient } from '@mcppipe/tunnel';
 import { expect } from 'vitest';
 import { gatewayCommand, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
@@ -274,4 +276,44 @@ export async function startNodePair(o: NodePairOptions): Promise<NodePair> {
     await close();
     throw e;
   }
+}
+
+/** A tunnel held by one node of a {@link startNodePair}, in this process, in front of the pair's `modern` server. */
+export interface HeldTunnel {
+  tunnel: TunnelClient;
+  /** Closes the tunnel and its loopback forwarder. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a tunnel (`auth: api-key`) to node `on` of a pair with `key`, its handler forwarding to the pair's
+ * `modern` fixture server over loopback; resolves once connected.
+ *
+ * @param pair - the running pair
+ * @param o - the node that holds it (default A), the owner's key and the subdomain
+ * @returns the tunnel and its `close`
+ */
+export async function connectHeldTunnel(
+  pair: NodePair,
+  o: { key: string; subdomain: string; on?: 'a' | 'b' },
+): Promise<HeldTunnel> {
+  const loopback = forwardToLoopback({ port: pair.upstream.port });
+  const tunnel = connectTunnel({
+    relayUrl: `${pair[o.on ?? 'a'].url}/tunnel/connect`,
+    apiKey: o.key,
+    subdomain: o.subdomain,
+    metadata: { auth: 'api-key' },
+    handler: (req, res) => loopback(req, res),
+  });
+  const close = async () => {
+    await tunnel.close();
+    loopback.close();
+  };
+  try {
+    await tunnel.connected();
+  } catch (e) {
+    await close();
+    throw e;
+  }
+  return { tunnel, close };
 }

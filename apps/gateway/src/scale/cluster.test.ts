@@ -97,6 +97,7 @@ describe('TunnelCluster over Redis (S2)', () => {
       subdomain: 'laptop',
       keyId: 'key_alice',
       metadata: { auth: 'api-key' },
+      zeroKnowledge: false,
     });
     expect((await b.remoteOwner('laptop', 'alice'))?.node).toBe('A');
     expect(b.remoteTunnels().map((o) => o.tunnelId)).toEqual(['t1']);

@@ -120,3 +120,28 @@ export function tunnelAddress(
     candidates: splitLabel(label),
   };
 }
+
+/** Parsed addresses kept per (Host, URL): an agent sends the same pair on every call. Cleared when full. */
+const ADDRESS_CACHE_SIZE = 1_024;
+
+/**
+ * The relay's per-request address parse, done once per (Host, URL): {@link tunnelAddress}, and the tunnel's resource
+ * URL (`<base>/mcp`), kept in a map of at most 1,024 entries (cleared when full).
+ *
+ * @param zone - the zone
+ * @returns `(host, url)` → the address and resource, or undefined when the request is not for a tunnel
+ */
+export function addressCache(
+  zone: ZoneConfig,
+): (host: string | undefined, url: string) => { address: TunnelAddress; resource: string } | undefined {
+  const addresses = new Map<string, { address: TunnelAddress; resource: string } | undefined>();
+  return (host, url) => {
+    const key = `${host ?? ''} ${url}`;
+    if (addresses.has(key)) return addresses.get(key);
+    const address = tunnelAddress(zone, host, url);
+    const parsed = address && { address, resource: `${address.base}/mcp` };
+    if (addresses.size >= ADDRESS_CACHE_SIZE) addresses.clear();
+    addresses.set(key, parsed);
+    return parsed;
+  };
+}

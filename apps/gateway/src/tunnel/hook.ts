@@ -20,7 +20,7 @@ import type { SettingsEnforcer } from '../api/settingsRelay.js';
 import { forwardGated } from '../api/settingsRelay.js';
 import type { Logger } from '../types.js';
 import type { TunnelAddress, ZoneConfig } from './address.js';
-import { PRM_PREFIX, tunnelAddress } from './address.js';
+import { PRM_PREFIX, addressCache } from './address.js';
 import type { TunnelPolicy } from './policy.js';
 import { parsePolicy } from './policy.js';
 import { createTunnelAuth } from './tunnelAuth.js';
@@ -47,8 +47,6 @@ export interface RelayHookDeps {
 
 const STRIP = Object.fromEntries([...CREDENTIAL_HEADERS, RELAY_REQUEST_HEADER].map((h) => [h, null]));
 const PRM_MCP = `${PRM_PREFIX}/mcp`;
-/** Parsed addresses kept per (Host, URL): an agent sends the same pair on every call. Cleared when full. */
-const ADDRESS_CACHE_SIZE = 1_024;
 
 /**
  * Builds the hook.
@@ -114,17 +112,7 @@ export function createRelayHook(deps: RelayHookDeps) {
     ...(deps.capture && { keyName: deps.capture.keyName }),
   });
 
-  // per-request work done once per (Host, URL): the address parse, its label readings and the resource URL
-  const addresses = new Map<string, { address: TunnelAddress; resource: string } | undefined>();
-  const addressOf = (host: string | undefined, url: string) => {
-    const key = `${host ?? ''} ${url}`;
-    if (addresses.has(key)) return addresses.get(key);
-    const address = tunnelAddress(zone, host, url);
-    const parsed = address && { address, resource: `${address.base}/mcp` };
-    if (addresses.size >= ADDRESS_CACHE_SIZE) addresses.clear();
-    addresses.set(key, parsed);
-    return parsed;
-  };
+  const addressOf = addressCache(zone);
 
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const parsed = addressOf(req.headers.host, req.url);

@@ -7,9 +7,8 @@
  */
 import { readSse, waitFor } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
-import { connectHeldTunnel, startNodePair } from './tunnelStack.js';
+import { connectHeldTunnel, echoThrough, nodeApi, startNodePair } from './tunnelStack.js';
 import type { HeldTunnel, NodePair } from './tunnelStack.js';
 
 const TUNNEL = 'dash--alice';
@@ -29,33 +28,12 @@ describe('two gateway nodes on one Redis: replay and Live of a tunnel on the nod
   let b: RunningGateway;
   let held: HeldTunnel;
   let keys: Record<string, string>;
-  /** A call on a node's /api (bounded: 15 s). */
-  const api = async (gw: RunningGateway, path: string, key: string, init: RequestInit = {}) => {
-    const res = await fetch(`${gw.url}${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${key}`,
-        ...(init.body !== undefined && { 'content-type': 'application/json' }),
-      },
-      signal: AbortSignal.timeout(15_000),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const api = nodeApi;
   /** One `tools/call echo` through the tunnel, sent to node A. */
   const echo = async (text: string) => {
-    const res = await fetch(`${a.url}/t/${TUNNEL}/mcp`, {
-      method: 'POST',
-      headers: rpcHeaders(keys['alice']),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'echo', arguments: { text } },
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const res = await echoThrough(a, TUNNEL, keys['alice']!, text);
     expect(res.status).toBe(200);
-    expect(await res.text()).toContain(text);
+    expect(res.body).toContain(text);
   };
   const listed = async (gw: RunningGateway) =>
     (await api(gw, `/api/tunnels/${TUNNEL}/exchanges`, keys['alice']!)).body['exchanges'] as Summary[];

@@ -7,9 +7,8 @@
  */
 import { waitFor } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
-import { connectHeldTunnel, startNodePair } from './tunnelStack.js';
+import { connectHeldTunnel, echoThrough, nodeApi, startNodePair } from './tunnelStack.js';
 import type { HeldTunnel, NodePair } from './tunnelStack.js';
 
 const TUNNEL = 'pol--alice';
@@ -27,18 +26,9 @@ describe('two gateway nodes on one Redis: the owner settings of a tunnel hold on
   let b: RunningGateway;
   let held: HeldTunnel;
   let keys: Record<string, string>;
-  /** A call on a node's /api with the owner's key (bounded: 15 s). */
-  const api = async (gw: RunningGateway, path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${gw.url}${path}`, {
-      ...init,
-      headers: {
-        authorization: `Bearer ${keys['alice']}`,
-        ...(init.body !== undefined && { 'content-type': 'application/json' }),
-      },
-      signal: AbortSignal.timeout(15_000),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  /** A call on a node's /api with the owner's key. */
+  const api = (gw: RunningGateway, path: string, init: RequestInit = {}) =>
+    nodeApi(gw, path, keys['alice']!, init);
   const save = async (gw: RunningGateway, settings: Record<string, unknown>) => {
     const res = await api(gw, `/api/tunnels/${TUNNEL}/settings`, {
       method: 'PUT',
@@ -47,21 +37,7 @@ describe('two gateway nodes on one Redis: the owner settings of a tunnel hold on
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   };
   /** One `tools/call echo` through the tunnel, entering at `gw`: the HTTP status and the JSON-RPC answer. */
-  const echo = async (gw: RunningGateway, text: string) => {
-    const res = await fetch(`${gw.url}/t/${TUNNEL}/mcp`, {
-      method: 'POST',
-      headers: rpcHeaders(keys['alice']),
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'tools/call',
-        params: { name: 'echo', arguments: { text } },
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    const body = await res.text();
-    return { status: res.status, body };
-  };
+  const echo = (gw: RunningGateway, text: string) => echoThrough(gw, TUNNEL, keys['alice']!, text);
   const refusedEcho = (body: string) => body.includes('"error"') && !body.includes('"result"');
   const listed = async (gw: RunningGateway) =>
     (await api(gw, `/api/tunnels/${TUNNEL}/exchanges`)).body['exchanges'] as Summary[];

@@ -7,7 +7,7 @@ import { waitFor } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpcHeaders } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
-import { connectHeldTunnel, startNodePair } from './tunnelStack.js';
+import { connectHeldTunnel, nodeApi, startNodePair } from './tunnelStack.js';
 import type { HeldTunnel, NodePair } from './tunnelStack.js';
 
 const TUNNEL = 'cap--alice';
@@ -26,14 +26,7 @@ describe('two gateway nodes on one Redis: the traffic ring in the store (issues 
   let b: RunningGateway;
   let held: HeldTunnel;
   let keys: Record<string, string>;
-  /** GET on a node's /api (bounded: 10 s). */
-  const api = async (gw: RunningGateway, path: string, key: string) => {
-    const res = await fetch(`${gw.url}${path}`, {
-      headers: { authorization: `Bearer ${key}` },
-      signal: AbortSignal.timeout(10_000),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-  };
+  const api = (gw: RunningGateway, path: string, key: string) => nodeApi(gw, path, key);
 
   beforeAll(async () => {
     pair = await startNodePair({

@@ -15,7 +15,7 @@ import type { RunningCli, RunningFixtureServer, RunningRedis } from '@mcppipe/te
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { expect } from 'vitest';
-import { gatewayCommand, startGateway } from './gatewayProcess.js';
+import { gatewayCommand, rpcHeaders, startGateway } from './gatewayProcess.js';
 import type { RunningGateway } from './gatewayProcess.js';
 
 /** The default tunnel zone. */
@@ -316,4 +316,52 @@ export async function connectHeldTunnel(
     throw e;
   }
   return { tunnel, close };
+}
+
+/**
+ * A call on a node's `/api` with an API key as Bearer (bounded: 15 s); a body is sent as JSON.
+ *
+ * @returns the status and the JSON body
+ */
+export async function nodeApi(
+  gw: RunningGateway,
+  path: string,
+  key: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${gw.url}${path}`, {
+    ...init,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(init.body !== undefined && { 'content-type': 'application/json' }),
+    },
+    signal: AbortSignal.timeout(15_000),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/**
+ * One `tools/call echo` (JSON-RPC id 7) through tunnel `label` by its path form, entering at node `gw` with `key`
+ * (bounded: 10 s).
+ *
+ * @returns the HTTP status and the body as text
+ */
+export async function echoThrough(
+  gw: RunningGateway,
+  label: string,
+  key: string,
+  text: string,
+): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${gw.url}/t/${label}/mcp`, {
+    method: 'POST',
+    headers: rpcHeaders(key),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text } },
+    }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, body: await res.text() };
 }

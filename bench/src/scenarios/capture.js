@@ -3,14 +3,15 @@
 //    same tunnel on each; `MCPPIPE_CAPTURE=off` is the baseline): ≤ 1.05×;
 //  - the same with ten dashboards streaming Live (`GET /api/tunnels/:id/exchanges/stream`, read to the end): ≤ 1.10×;
 //  - the Tools tab's stats query over 1,000,000 recorded calls (50 tools, spread over 24 h): ≤ 50 ms.
-// At least 5 interleaved rounds (on/off, then off/on); each ratio is the median of the rounds' ratios (CPU per call
-// of one round's two back-to-back runs), the CPU values the medians of the rounds'.
+// Blocks of a fresh relay pair each (see `capture`), warmed, then two interleaved rounds (on/off, then off/on) of each
+// phase; each ratio is the median of all rounds' ratios (CPU per call of one round's two back-to-back runs), the CPU
+// values the medians of the rounds'.
 // The tunnel's CLI side runs in this process (`connectTunnel` with an in-process handler that answers at once), so
 // the relay's CPU is the measured part. Self-contained: it shares nothing with the tunnel scenarios (R7/R8) yet.
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -123,7 +124,7 @@ async function startRelay(label, env, nodeArgs = []) {
     handler: echoHandler,
   });
   await tunnel.connected();
-  return { gw, tunnel, key, port, base, redis };
+  return { gw, tunnel, key, port, base, redis, work };
 }
 
 const relayCpu = (r) => `, relay CPU ${cpuPerCall([r], 't').self.toFixed(3)} ms/call`;
@@ -199,107 +200,137 @@ function statsQuery(count, queries) {
   };
 }
 
+/** Stops a relay pair of one block. */
+async function stopPair(pair) {
+  await Promise.allSettled(pair.map((r) => r.tunnel.close()));
+  await Promise.allSettled(pair.map((r) => r.gw.stop()));
+  for (const r of pair) {
+    r.redis?.kill();
+    rmSync(r.work, { recursive: true, force: true });
+  }
+}
+
 /**
- * @param {object} cfg see run.js (`rounds`, `c16Calls`, `c16Ms`, `quick`)
+ * The relays' own bias: two relay processes started alike differ by a few per cent in CPU per call for as long as
+ * they live (an A/A run, both sides capturing, read 1.045× and 1.049× as the medians of 12 rounds on a quiet machine,
+ * single rounds 0.81–1.19×). So each block starts a fresh pair (the two started at once), warms both, and runs its
+ * interleaved rounds on that pair; the ratio is the median over all blocks' rounds, which averages the pairs' biases
+ * out as blocks are added, instead of carrying one pair's bias into every round.
+ *
+ * @param {object} cfg see run.js (`rounds`, `c16Calls`, `quick`, `warmBaseline`, `warmMs`); R10 runs last 2 s
  * @param {(line: string) => void} log
- * @param {{ nodeArgs?: (label: string) => string[] }} [options] e.g. `--cpu-prof` per relay (`--profile --only r10`)
+ * @param {{ nodeArgs?: (label: string) => string[] }} [options] e.g. `--cpu-prof` per relay
  */
 export async function capture(cfg, log, options = {}) {
-  const on = await startRelay('on', {}, options.nodeArgs?.('on'));
-  const off = await startRelay('off', { MCPPIPE_CAPTURE: 'off' }, options.nodeArgs?.('off'));
-  try {
-    const driver = (r) =>
-      drivers.legacyStateless({
-        port: r.port,
-        path: `/t/${TUNNEL}/mcp`,
-        request: { method: 'tools/call', params: { name: 'echo', arguments: { message: 'bench' } } },
-        check: echoCheck('bench'),
-        headers: { authorization: `Bearer ${r.key}` },
-      });
-    const targets = { on, off };
-    let id = 1;
-    const load = async (key, calls, ms, idOffset = 0) => {
-      const r = await runLoad({
-        driver: driver(targets[key]),
-        concurrency: 16,
-        maxCalls: calls,
-        maxMs: ms,
-        watch: { t: targets[key].gw.pid },
-        firstId: id + idOffset,
-      });
-      id += r.calls;
-      return r;
-    };
-    for (const key of ['on', 'off']) await load(key, cfg.warmBaseline, cfg.warmMs); // JIT warm-up of both relays
-    const runs = { on: [], off: [], live: [], liveOff: [] };
-    const rounds = cfg.quick ? cfg.rounds : Math.max(cfg.rounds, 5); // a 5 % bound needs more than 3 noisy rounds
-    // MCPPIPE_BENCH_R10_SIMULTANEOUS=1: both sides of a round run at the same time (the same machine load for both,
-    // on a shared machine whose load changes from one second to the next); default: one after the other
-    const simultaneous = process.env.MCPPIPE_BENCH_R10_SIMULTANEOUS === '1';
-    const round = async (n, keys, label) => {
-      const order = n % 2 ? [...keys].reverse() : keys;
-      const rs = simultaneous
-        ? await Promise.all(order.map((k, i) => load(k, cfg.c16Calls, cfg.c16Ms, i * 10_000_000)))
-        : [await load(order[0], cfg.c16Calls, cfg.c16Ms), await load(order[1], cfg.c16Calls, cfg.c16Ms)];
-      order.forEach((k, i) =>
-        log(`  R10 round ${n + 1} ${label(k)}: c=16 ${describeRun(rs[i])}${relayCpu(rs[i])}`),
-      );
-      return Object.fromEntries(order.map((k, i) => [k, rs[i]]));
-    };
-    for (let n = 0; n < rounds; n++) {
-      const r = await round(n, ['on', 'off'], (k) => `capture ${k}`);
-      runs.on.push(r.on);
-      runs.off.push(r.off);
-    }
-    const live = await openLive(on, LIVE_DASHBOARDS);
+  // MCPPIPE_BENCH_R10_CONTROL=1: the baseline relay captures too (an A/A run: the rows then show the method's bias)
+  const control = process.env.MCPPIPE_BENCH_R10_CONTROL === '1';
+  const offEnv = control ? {} : { MCPPIPE_CAPTURE: 'off' };
+  // MCPPIPE_BENCH_R10_SIMULTANEOUS=1: both sides of a round run at the same time; default: one after the other
+  const simultaneous = process.env.MCPPIPE_BENCH_R10_SIMULTANEOUS === '1';
+  const blocks = cfg.quick ? 1 : Math.max(2 * cfg.rounds, 6);
+  const perBlock = 2; // rounds of each phase per block: on/off then off/on, so the order cancels within a block
+  const runMs = cfg.quick ? cfg.c16Ms : 2_000;
+  const driver = (r) =>
+    drivers.legacyStateless({
+      port: r.port,
+      path: `/t/${TUNNEL}/mcp`,
+      request: { method: 'tools/call', params: { name: 'echo', arguments: { message: 'bench' } } },
+      check: echoCheck('bench'),
+      headers: { authorization: `Bearer ${r.key}` },
+    });
+  let id = 1;
+  const load = async (relay, calls, ms, idOffset = 0) => {
+    const r = await runLoad({
+      driver: driver(relay),
+      concurrency: 16,
+      maxCalls: calls,
+      maxMs: ms,
+      watch: { t: relay.gw.pid },
+      firstId: id + idOffset,
+    });
+    id += r.calls;
+    return r;
+  };
+  const runs = { on: [], off: [], live: [], liveOff: [] };
+  let liveBytes = 0;
+  for (let b = 0; b < blocks; b++) {
+    const [on, off] = await Promise.all([
+      startRelay('on', {}, options.nodeArgs?.('on')),
+      startRelay('off', offEnv, options.nodeArgs?.('off')),
+    ]);
     try {
-      await new Promise((r) => setTimeout(r, 500));
-      for (let n = 0; n < rounds; n++) {
-        const r = await round(n, ['on', 'off'], (k) =>
-          k === 'on' ? `capture on + ${LIVE_DASHBOARDS} Live` : 'capture off',
-        );
-        runs.live.push(r.on);
-        runs.liveOff.push(r.off);
+      const targets = { on, off };
+      for (const key of ['on', 'off']) await load(targets[key], cfg.warmBaseline, cfg.warmMs); // JIT warm-up
+      const round = async (n, label) => {
+        const order = n % 2 ? ['off', 'on'] : ['on', 'off'];
+        const rs = simultaneous
+          ? await Promise.all(order.map((k, i) => load(targets[k], cfg.c16Calls, runMs, i * 10_000_000)))
+          : [
+              await load(targets[order[0]], cfg.c16Calls, runMs),
+              await load(targets[order[1]], cfg.c16Calls, runMs),
+            ];
+        const at = `block ${b + 1}/${blocks} round ${n + 1}`;
+        order.forEach((k, i) => log(`  R10 ${at} ${label(k)}: c=16 ${describeRun(rs[i])}${relayCpu(rs[i])}`));
+        return Object.fromEntries(order.map((k, i) => [k, rs[i]]));
+      };
+      for (let n = 0; n < perBlock; n++) {
+        const r = await round(n, (k) => `capture ${k}`);
+        runs.on.push(r.on);
+        runs.off.push(r.off);
+      }
+      const live = await openLive(on, LIVE_DASHBOARDS);
+      try {
+        await new Promise((r) => setTimeout(r, 500));
+        for (let n = 0; n < perBlock; n++) {
+          const r = await round(n, (k) =>
+            k === 'on' ? `capture on + ${LIVE_DASHBOARDS} Live` : 'capture off',
+          );
+          runs.live.push(r.on);
+          runs.liveOff.push(r.off);
+        }
+      } finally {
+        await live.close();
+        liveBytes += live.bytes();
       }
     } finally {
-      await live.close();
+      await stopPair([on, off]);
     }
-    // per round: CPU per call of each side, and their ratio (the two sides of a round ran back to back); the
-    // reported values are medians over the rounds, so one round disturbed by the machine's load does not decide
-    const cpu = (rs) => median(rs.map((r) => cpuPerCall([r], 't').self));
-    const ratio = (a, b) => median(a.map((r, i) => cpuPerCall([r], 't').self / cpuPerCall([b[i]], 't').self));
-    const stats = statsQuery(cfg.quick ? 100_000 : 1_000_000, 21);
-    log(
-      `  R10 stats: ${stats.calls} calls in ${stats.tools} tools, 24 h query ${stats.queryMs.toFixed(2)} ms`,
-    );
-    return {
-      cpuOnMs: cpu(runs.on),
-      cpuOffMs: cpu(runs.off),
-      cpuLiveMs: cpu(runs.live),
-      cpuLiveOffMs: cpu(runs.liveOff),
-      ratioOn: ratio(runs.on, runs.off),
-      ratioLive: ratio(runs.live, runs.liveOff),
-      simultaneous,
-      liveBytes: live.bytes(),
-      stats,
-      runs: Object.fromEntries(
-        Object.entries(runs).map(([k, rs]) => [
-          k,
-          rs.map((r) => ({
-            ok: r.ok,
-            perSecond: r.perSecond,
-            p50: r.p50,
-            cpuMs: r.targets.t.cpuMs,
-            cpuPerCallMs: cpuPerCall([r], 't').self,
-          })),
-        ]),
-      ),
-    };
-  } finally {
-    await Promise.allSettled([on.tunnel.close(), off.tunnel.close()]);
-    await Promise.allSettled([on.gw.stop(), off.gw.stop()]);
-    for (const r of [on, off]) r.redis?.kill();
   }
+  // per round: CPU per call of each side, and their ratio (the two runs of a round on one pair, back to back); the
+  // reported values are medians over all rounds of all blocks
+  const cpu = (rs) => median(rs.map((r) => cpuPerCall([r], 't').self));
+  const ratios = (a, b) => a.map((r, i) => cpuPerCall([r], 't').self / cpuPerCall([b[i]], 't').self);
+  const stats = statsQuery(cfg.quick ? 100_000 : 1_000_000, 21);
+  log(`  R10 stats: ${stats.calls} calls in ${stats.tools} tools, 24 h query ${stats.queryMs.toFixed(2)} ms`);
+  const onRatios = ratios(runs.on, runs.off);
+  const liveRatios = ratios(runs.live, runs.liveOff);
+  log(`  R10 rounds on/off: ${onRatios.map((x) => x.toFixed(2)).join(' ')}`);
+  log(`  R10 rounds Live/off: ${liveRatios.map((x) => x.toFixed(2)).join(' ')}`);
+  return {
+    cpuOnMs: cpu(runs.on),
+    cpuOffMs: cpu(runs.off),
+    cpuLiveMs: cpu(runs.live),
+    cpuLiveOffMs: cpu(runs.liveOff),
+    ratioOn: median(onRatios),
+    ratioLive: median(liveRatios),
+    blocks,
+    simultaneous,
+    control,
+    liveBytes,
+    stats,
+    runs: Object.fromEntries(
+      Object.entries(runs).map(([k, rs]) => [
+        k,
+        rs.map((r) => ({
+          ok: r.ok,
+          perSecond: r.perSecond,
+          p50: r.p50,
+          cpuMs: r.targets.t.cpuMs,
+          cpuPerCallMs: cpuPerCall([r], 't').self,
+        })),
+      ]),
+    ),
+  };
 }
 
 /** The table rows of R10. */

@@ -228,7 +228,7 @@ export async function capture(cfg, log, options = {}) {
   // MCPPIPE_BENCH_R10_SIMULTANEOUS=1: both sides of a round run at the same time; default: one after the other
   const simultaneous = process.env.MCPPIPE_BENCH_R10_SIMULTANEOUS === '1';
   const blocks = cfg.quick ? 1 : Math.max(2 * cfg.rounds, 6);
-  const perBlock = 2; // rounds of each phase per block: on/off then off/on, so the order cancels within a block
+  const perBlock = cfg.quick ? 1 : 2; // rounds of each phase per block: on/off then off/on, so the order cancels
   const runMs = cfg.quick ? cfg.c16Ms : 2_000;
   const driver = (r) =>
     drivers.legacyStateless({

@@ -57,13 +57,30 @@ export async function scopeAnswer(scope: TunnelScope, op: ScopeOp): Promise<Node
     case 'webhooks':
       return webhookAnswer(await scope.webhooks, op.webhook);
     case 'events': {
-      const events: McpPipeEvent[] =
-        op.after === undefined ? scope.hub.buffered() : scope.hub.since(op.after);
-      return { status: 200, body: { events } };
+      const events = op.after === undefined ? scope.hub.buffered() : scope.hub.since(op.after);
+      return { status: 200, body: { events: newestWithin(events, MAX_EVENTS_ANSWER_BYTES) } };
     }
     default:
       return op satisfies never;
   }
+}
+
+/** Most bytes of events in one `events` answer (a node call's answer is at most 1 MiB). */
+export const MAX_EVENTS_ANSWER_BYTES = 512 * 1024;
+
+/**
+ * The newest events whose JSON fits in `maxBytes` (the older ones of a larger batch are left out: the asking node
+ * resumes after the newest).
+ *
+ * @param events - oldest first
+ * @param maxBytes - the budget, bytes of JSON
+ * @returns a tail of `events`, oldest first
+ */
+export function newestWithin(events: readonly McpPipeEvent[], maxBytes: number): McpPipeEvent[] {
+  let bytes = 0;
+  let from = events.length;
+  while (from > 0 && (bytes += Buffer.byteLength(JSON.stringify(events[from - 1]))) <= maxBytes) from--;
+  return events.slice(from);
 }
 
 const str = (v: unknown): v is string => typeof v === 'string';

@@ -53,9 +53,8 @@ export function summaryOfOwner(o: TunnelOwner, publicUrl: string): TunnelSummary
   };
 }
 
-/** What {@link remoteSummaries} and {@link heldSummaries} need. */
+/** What {@link remoteSummaries} needs. */
 export interface TunnelListDeps {
-  scopes: TunnelScopes;
   cluster: TunnelCluster;
   /** A tunnel's public URL (`TunnelRelay.publicUrl`). */
   publicUrl: (subdomain: string, account: string) => string;
@@ -66,7 +65,7 @@ export interface TunnelListDeps {
  * one node call per holding node; a node that does not answer has its tunnels listed from their records
  * ({@link summaryOfOwner}).
  *
- * @param deps - the scopes, the cluster and the public URL rule
+ * @param deps - the cluster and the public URL rule
  * @param account - the caller's account
  * @returns the summaries, unsorted
  */

@@ -87,7 +87,7 @@ export function tunnelRoutes(app: FastifyInstance, deps: TunnelRoutesDeps): void
     const local = tunnels.list(account);
     if (cluster === undefined) return { tunnels: local };
     const publicUrl = deps.publicUrl ?? (() => '');
-    const remote = await remoteSummaries({ scopes: tunnels, cluster, publicUrl }, account);
+    const remote = await remoteSummaries({ cluster, publicUrl }, account);
     return { tunnels: mergeTunnelLists(account, local, remote) };
   });
   app.get<Id>('/api/tunnels/:id/upstreams', (req, reply) => route(req, reply, { op: 'upstreams' }));

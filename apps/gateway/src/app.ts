@@ -119,6 +119,7 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
       tunnels,
       routes: accountApi?.routes,
       sessions: accountApi?.sessions,
+      relay: accountApi?.relay,
     };
     await app.register(async (api) => apiRoutes(api, served));
   }

@@ -10,6 +10,7 @@ import type { TunnelScopes } from '@mcppipe/events';
 import type { AccountStore, BearerVerifier } from '@mcppipe/oauth';
 import type { GatewayEvents } from './events/scope.js';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
+import type { TunnelCluster } from '@mcppipe/tunnel';
 import type { McpServerFactory } from '@modelcontextprotocol/server';
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { SessionTable } from './api/sessionStore.js';
@@ -160,4 +161,12 @@ export interface AccountApi {
   sessions: Pick<SessionTable, 'touch' | 'load'>;
   /** Route registrars, called inside the `/api` plugin after its caller hook. */
   routes: ReadonlyArray<(app: FastifyInstance) => void>;
+  /**
+   * Many nodes (S2): the cluster and the tunnels' public URL rule, so `/api/tunnels*` answers the tunnels other
+   * nodes hold.
+   */
+  relay?: {
+    cluster: TunnelCluster | undefined;
+    publicUrl: (subdomain: string, account: string) => string;
+  };
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { isMcpPipeError } from '@mcppipe/errors';
+import type { NodeCallAnswer } from '@mcppipe/tunnel';
 import type { FastifyReply } from 'fastify';
 
 /**
@@ -14,11 +15,23 @@ import type { FastifyReply } from 'fastify';
  * @param err - what was thrown
  */
 export function fail(reply: FastifyReply, err: unknown): FastifyReply {
+  const { status, body } = failure(err);
+  return reply.code(status).send(body);
+}
+
+/**
+ * The answer {@link fail} sends, as a value (a route answered on the node holding a tunnel returns it over the
+ * node link).
+ *
+ * @param err - what was thrown
+ * @returns `MCPP_EVENTS_UNKNOWN_*` → 404, other codes → 400, anything else 500 without internals
+ */
+export function failure(err: unknown): NodeCallAnswer {
   if (isMcpPipeError(err)) {
     const status = err.code.startsWith('MCPP_EVENTS_UNKNOWN') ? 404 : 400;
-    return reply.code(status).send({ error: err.code, message: err.message });
+    return { status, body: { error: err.code, message: err.message } };
   }
-  return reply.code(500).send({ error: 'internal', message: 'internal error' });
+  return { status: 500, body: { error: 'internal', message: 'internal error' } };
 }
 
 /**

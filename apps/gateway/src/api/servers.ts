@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { GatewayEvents } from '../events/scope.js';
 import { fail, notFound } from './reply.js';
 import { eventStreams } from './streams.js';
-import { webhookRoutes } from './webhooks.js';
+import { webhookAnswer, webhookRoutes } from './webhooks.js';
 
 type Name = { Params: { name: string } };
 type Tool = { Params: { name: string; tool: string } };
@@ -56,5 +56,5 @@ export function serverRoutes(app: FastifyInstance, events: GatewayEvents): void 
       return fail(reply, err);
     }
   });
-  webhookRoutes(app, '/api/webhooks', async () => webhooks);
+  webhookRoutes(app, '/api/webhooks', (_req, _reply, w) => webhookAnswer(webhooks, w));
 }

@@ -71,7 +71,8 @@ export async function openTunnelRelay(
     ...(cluster && { remote: () => cluster.remoteTunnels() }),
   });
   const capture = captureRoutes(relay, scopes);
-  return { relay, api: { sessions, routes: [account, capture] } };
+  const api = { sessions, routes: [account, capture], relay: { cluster, publicUrl: relay.publicUrl } };
+  return { relay, api };
 }
 
 /** What {@link openEventsAndRelay} needs besides the supervisor. */

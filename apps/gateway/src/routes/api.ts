@@ -15,7 +15,7 @@ import type { SessionTable } from '../api/sessionStore.js';
 /** The login route: the one `/api` route without a caller. */
 const LOGIN = '/api/session';
 import { serverRoutes } from '../api/servers.js';
-import { tunnelRoutes } from '../api/tunnels.js';
+import { tunnelRoutes, type TunnelRoutesDeps } from '../api/tunnels.js';
 import type { GatewayEvents } from '../events/scope.js';
 
 declare module 'fastify' {
@@ -32,6 +32,8 @@ export interface ApiDeps {
   events?: GatewayEvents | undefined;
   /** The relay's tunnel scopes: `/api/tunnels*` (account). */
   tunnels?: TunnelScopes | undefined;
+  /** Many nodes (S2): the cluster and public URL rule the tunnel routes answer other nodes' tunnels with. */
+  relay?: Omit<TunnelRoutesDeps, 'scopes'> | undefined;
   /** More route files (the account side: session, keys, settings, exchanges, stats), after the caller hook. */
   routes?: ReadonlyArray<(app: FastifyInstance) => void> | undefined;
   /** The dashboard sessions: with `--redis` a session cookie's session is loaded before the caller is resolved. */
@@ -71,6 +73,6 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     req.apiCaller = caller;
   });
   if (deps.events) serverRoutes(app, deps.events);
-  if (deps.tunnels) tunnelRoutes(app, deps.tunnels);
+  if (deps.tunnels) tunnelRoutes(app, { ...deps.relay, scopes: deps.tunnels });
   for (const routes of deps.routes ?? []) routes(app);
 }

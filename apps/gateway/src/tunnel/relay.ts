@@ -45,6 +45,8 @@ export interface TunnelRelay {
   onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Many nodes (S2): ownership records and the node-to-node link; undefined on one node. */
   cluster: TunnelCluster | undefined;
+  /** A tunnel's public URL (`https://<subdomain>--<account>.<zone>/mcp`), as the registry gives it. */
+  publicUrl(subdomain: string, account: string): string;
   close(): Promise<void>;
 }
 
@@ -82,9 +84,11 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
       names.set(keyId, (n = accounts.listKeys().find((k) => k.id === keyId)?.name ?? keyId));
     return n;
   };
+  const publicUrl = (subdomain: string, account: string) =>
+    `${tunnelBases(zone, `${subdomain}--${account}`).host}/mcp`;
   const registry = new TunnelRegistry({
     authenticate: (key) => Promise.resolve(accounts.authenticateKey(key)),
-    publicUrl: (subdomain, account) => `${tunnelBases(zone, `${subdomain}--${account}`).host}/mcp`,
+    publicUrl,
     logger,
     reserve: (claim): Promise<boolean> => cluster?.reserve(claim) ?? Promise.resolve(true), // S2: one subdomain, one account
     onEvent: (e) => {
@@ -145,6 +149,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     capture,
     accounts,
     seen: (id) => seen.has(id),
+    publicUrl,
     keyName,
     cluster,
     resources: () => [...owned().keys()],

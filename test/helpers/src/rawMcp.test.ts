@@ -71,6 +71,17 @@ describe('raw MCP POSTs', () => {
     expect(r.seen[1]!.headers['mcp-protocol-version']).toBe('2025-11-25');
   });
 
+  it('asks for the protocol version given, and sends it on the session', async () => {
+    const r = await recorder(true);
+    close = r.close;
+    const headers = await openRawSession(r.url, { protocolVersion: '2025-03-26' });
+    expect(headers['mcp-protocol-version']).toBe('2025-03-26');
+    expect((r.seen[0]!.body as { params: { protocolVersion: string } }).params.protocolVersion).toBe(
+      '2025-03-26',
+    );
+    expect(r.seen[1]!.headers['mcp-protocol-version']).toBe('2025-03-26');
+  });
+
   it('openRawSession throws when initialize answers without a session id', async () => {
     const r = await recorder(false);
     close = r.close;

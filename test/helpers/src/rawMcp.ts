@@ -19,10 +19,15 @@ export const RAW_PROTOCOL_VERSION = '2025-11-25';
 export interface RawInitializeOptions {
   /** `clientInfo.name`. Default `e2e`. */
   clientName?: string;
+  /**
+   * The `protocolVersion` asked for (and, on a session, sent as `mcp-protocol-version`).
+   * Default {@link RAW_PROTOCOL_VERSION}.
+   */
+  protocolVersion?: string;
 }
 
 /**
- * POSTs a 2025-era client's `initialize` (JSON-RPC id 1, protocol {@link RAW_PROTOCOL_VERSION}, no capabilities,
+ * POSTs a 2025-era client's `initialize` (JSON-RPC id 1, `options.protocolVersion`, no capabilities,
  * `clientInfo: { name, version: '1' }`) with {@link MCP_POST_HEADERS}.
  *
  * @param url - the MCP endpoint
@@ -37,7 +42,7 @@ export function postInitialize(url: string | URL, options: RawInitializeOptions 
       id: 1,
       method: 'initialize',
       params: {
-        protocolVersion: RAW_PROTOCOL_VERSION,
+        protocolVersion: options.protocolVersion ?? RAW_PROTOCOL_VERSION,
         capabilities: {},
         clientInfo: { name: options.clientName ?? 'e2e', version: '1' },
       },
@@ -63,7 +68,8 @@ export async function openRawSession(
   const id = init.headers.get('mcp-session-id');
   if (id === null)
     throw new Error(`initialize at ${String(url)} answered ${init.status} without mcp-session-id`);
-  const headers = { ...MCP_POST_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': RAW_PROTOCOL_VERSION };
+  const version = options.protocolVersion ?? RAW_PROTOCOL_VERSION;
+  const headers = { ...MCP_POST_HEADERS, 'mcp-session-id': id, 'mcp-protocol-version': version };
   const body = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' });
   await (await fetch(url, { method: 'POST', headers, body })).text();
   return headers;

@@ -216,7 +216,7 @@ describe('mcppipe up over real upstreams', () => {
   });
 
   it('keeps two agents apart when both use JSON-RPC id 1', async () => {
-    const open = async () => (await openRawSession(cli.url, { clientName: 'raw' }))['mcp-session-id']!;
+    const open = async () => (await openRawSession(cli.url, { clientName: 'raw' }))['mcp-session-id'];
     const sessions = await Promise.all([open(), open(), open(), open()]);
     const call = async (sid: string, params: Record<string, unknown>) => {
       const res = await fetch(cli.url, {

@@ -81,5 +81,5 @@ export { MemoryOAuthProvider, TestClientProvider, ownerApproves } from './sdkOAu
 export { zoneFetch } from './zoneFetch.js';
 export { parseSse, readSse, sseJson } from './sse.js';
 export { MCP_POST_HEADERS, RAW_PROTOCOL_VERSION, openRawSession, postInitialize } from './rawMcp.js';
-export type { RawInitializeOptions } from './rawMcp.js';
+export type { RawInitializeOptions, RawSessionHeaders } from './rawMcp.js';
 export type { ReadSseOptions, SseEvent } from './sse.js';

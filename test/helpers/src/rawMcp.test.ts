@@ -71,14 +71,18 @@ describe('raw MCP POSTs', () => {
     expect(r.seen[1]!.headers['mcp-protocol-version']).toBe('2025-11-25');
   });
 
-  it('asks for the protocol version given, and sends it on the session', async () => {
+  it('asks for the protocol version and capabilities given, and sends the version on the session', async () => {
     const r = await recorder(true);
     close = r.close;
-    const headers = await openRawSession(r.url, { protocolVersion: '2025-03-26' });
+    const headers = await openRawSession(r.url, {
+      protocolVersion: '2025-03-26',
+      capabilities: { elicitation: {} },
+    });
     expect(headers['mcp-protocol-version']).toBe('2025-03-26');
-    expect((r.seen[0]!.body as { params: { protocolVersion: string } }).params.protocolVersion).toBe(
-      '2025-03-26',
-    );
+    expect((r.seen[0]!.body as { params: Record<string, unknown> }).params).toMatchObject({
+      protocolVersion: '2025-03-26',
+      capabilities: { elicitation: {} },
+    });
     expect(r.seen[1]!.headers['mcp-protocol-version']).toBe('2025-03-26');
   });
 

@@ -7,9 +7,15 @@
  */
 
 /** The headers of a Streamable HTTP POST: a JSON body, a JSON or SSE answer. */
-export const MCP_POST_HEADERS: Readonly<Record<string, string>> = {
+export const MCP_POST_HEADERS = {
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
+} as const;
+
+/** The headers of a request on a session that {@link openRawSession} opened. */
+export type RawSessionHeaders = typeof MCP_POST_HEADERS & {
+  'mcp-session-id': string;
+  'mcp-protocol-version': string;
 };
 
 /** The protocol version the raw client speaks (the 2025 era's last). */
@@ -24,10 +30,12 @@ export interface RawInitializeOptions {
    * Default {@link RAW_PROTOCOL_VERSION}.
    */
   protocolVersion?: string;
+  /** The client's `capabilities`. Default none (`{}`). */
+  capabilities?: Record<string, unknown>;
 }
 
 /**
- * POSTs a 2025-era client's `initialize` (JSON-RPC id 1, `options.protocolVersion`, no capabilities,
+ * POSTs a 2025-era client's `initialize` (JSON-RPC id 1, `options.protocolVersion`, `options.capabilities`,
  * `clientInfo: { name, version: '1' }`) with {@link MCP_POST_HEADERS}.
  *
  * @param url - the MCP endpoint
@@ -43,7 +51,7 @@ export function postInitialize(url: string | URL, options: RawInitializeOptions 
       method: 'initialize',
       params: {
         protocolVersion: options.protocolVersion ?? RAW_PROTOCOL_VERSION,
-        capabilities: {},
+        capabilities: options.capabilities ?? {},
         clientInfo: { name: options.clientName ?? 'e2e', version: '1' },
       },
     }),
@@ -62,7 +70,7 @@ export function postInitialize(url: string | URL, options: RawInitializeOptions 
 export async function openRawSession(
   url: string | URL,
   options: RawInitializeOptions = {},
-): Promise<Record<string, string>> {
+): Promise<RawSessionHeaders> {
   const init = await postInitialize(url, options);
   await init.text();
   const id = init.headers.get('mcp-session-id');

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createMcpHttpHost } from '@mcppipe/http';
 import type { HttpTimeouts } from '@mcppipe/http';
 import { Server } from '@modelcontextprotocol/server';
+import { MCP_POST_HEADERS as base, openRawSession } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildHttpServer } from './httpServer.js';
 import type { McpHttpServer } from './httpServer.js';
@@ -47,34 +48,7 @@ async function listen(options: { timeouts?: HttpTimeouts; bodyLimit?: number } =
   return { port, url: `http://127.0.0.1:${port}/mcp` };
 }
 
-const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-async function session(url: string) {
-  const init = await fetch(url, {
-    method: 'POST',
-    headers: base,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    }),
-  });
-  await init.text();
-  const headers = {
-    ...base,
-    'mcp-session-id': init.headers.get('mcp-session-id')!,
-    'mcp-protocol-version': '2025-11-25',
-  };
-  await (
-    await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    })
-  ).text();
-  return headers;
-}
+const session = (url: string) => openRawSession(url, { clientName: 't' });
 
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const MODERN = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' };

@@ -11,6 +11,7 @@ import type { UpstreamSnapshot } from '@mcppipe/supervisor';
 import {
   fixturePath,
   httpAgent,
+  postInitialize,
   referenceServerPath,
   startHttpHarness,
   TestRegistry,
@@ -197,20 +198,7 @@ describe('handshake', () => {
   });
 
   it('negotiates the version with the agent, independently of the upstreams', async () => {
-    const response = await fetch(harness.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-03-26',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
-    });
+    const response = await postInitialize(harness.url, { clientName: 'raw', protocolVersion: '2025-03-26' });
     const body = await response.text();
     const json = (body.startsWith('{') ? JSON.parse(body) : sseJson(body)[0]) as {
       result: Obj;

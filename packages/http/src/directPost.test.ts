@@ -6,6 +6,7 @@ import { Server } from '@modelcontextprotocol/server';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { openRawSession } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERIALIZED_RESULT } from './directPost.js';
 import { createMcpHttpHost } from './host.js';
@@ -84,31 +85,12 @@ async function start(options: McpHttpHostOptions = {}, protocolVersion = '2025-1
     await new Promise((r) => http.close(r));
   });
   const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
-  const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const init = await fetch(url, {
-    method: 'POST',
-    headers: base,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion,
-        capabilities: { elicitation: {} },
-        clientInfo: { name: 't', version: '1' },
-      },
-    }),
+  const headers = await openRawSession(url, {
+    clientName: 't',
+    protocolVersion,
+    capabilities: { elicitation: {} },
   });
-  await init.text();
-  const sid = init.headers.get('mcp-session-id')!;
-  const headers = { ...base, 'mcp-session-id': sid, 'mcp-protocol-version': protocolVersion };
-  await (
-    await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    })
-  ).text();
+  const sid = headers['mcp-session-id'];
   return { url, host, sid, headers };
 }
 

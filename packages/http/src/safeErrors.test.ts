@@ -3,6 +3,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/server';
+import { MCP_POST_HEADERS as base, postInitialize } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpHttpHost } from './host.js';
 import { agentSafeMessage } from './safeErrors.js';
@@ -32,7 +33,6 @@ async function start(options: McpHttpHostOptions & { modernDirect?: boolean } = 
   return `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
 }
 
-const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientInfo': { name: 't', version: '1' },
@@ -59,16 +59,7 @@ const EXPECTED = {
 describe('C4: schema failures reach the agent as a stable message, no raw zod output', () => {
   it('C4: on a 2025 session (fast path and SDK transport path)', async () => {
     const url = await start();
-    const init = await fetch(url, {
-      method: 'POST',
-      headers: base,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
-    });
+    const init = await postInitialize(url, { clientName: 't', protocolVersion: '2025-03-26' });
     await init.text();
     const headers = { ...base, 'mcp-session-id': init.headers.get('mcp-session-id')! };
     const call = {

@@ -4,6 +4,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/server';
+import { MCP_POST_HEADERS as base, openRawSession } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpHttpHost } from './host.js';
 
@@ -40,8 +41,6 @@ afterEach(async () => {
   aborted.length = 0;
 });
 
-const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
 async function session(protocolVersion = '2025-11-25') {
   const host = createMcpHttpHost(() => tagServer());
   const http = createServer((req, res) => void host.handle(req, res));
@@ -52,29 +51,7 @@ async function session(protocolVersion = '2025-11-25') {
     await new Promise((r) => http.close(r));
   });
   const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
-  const init = await fetch(url, {
-    method: 'POST',
-    headers: base,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion, capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    }),
-  });
-  await init.text();
-  const headers = {
-    ...base,
-    'mcp-session-id': init.headers.get('mcp-session-id')!,
-    'mcp-protocol-version': protocolVersion,
-  };
-  await (
-    await fetch(url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-    })
-  ).text();
+  const headers = await openRawSession(url, { clientName: 't', protocolVersion });
   return { url, headers, host };
 }
 

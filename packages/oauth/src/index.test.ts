@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as api from './index.js';
-import { normalizeResource, protectedResourceMetadataUrl } from './index.js';
+import { normalizeResource, protectedResourceMetadataUrl, sha256 } from './index.js';
 
 describe('public surface', () => {
   it('exports exactly these names', () => {
@@ -23,6 +24,7 @@ describe('public surface', () => {
         "normalizeResource",
         "protectedResourceMetadata",
         "protectedResourceMetadataUrl",
+        "sha256",
       ]
     `);
   });
@@ -30,6 +32,21 @@ describe('public surface', () => {
   it('the built entry has no child_process', () => {
     const built = readFileSync(new URL('../dist/index.js', import.meta.url), 'utf8');
     expect(built).not.toMatch(/child_process/);
+  });
+});
+
+describe('sha256', () => {
+  it('is the SHA-256 of the UTF-8 bytes, 32 bytes (FIPS 180-2 vector "abc"; a non-ASCII text)', () => {
+    const abc = sha256('abc');
+    expect(abc).toBeInstanceOf(Buffer);
+    expect(abc.toString('hex')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+    expect(
+      sha256('é').equals(
+        createHash('sha256')
+          .update(Buffer.from([0xc3, 0xa9]))
+          .digest(),
+      ),
+    ).toBe(true);
   });
 });
 

@@ -19,6 +19,7 @@ export type {
 } from './verify.js';
 export { authenticateBearer, bearerChallenge, bearerTarget } from './verify.js';
 export { hashPassword } from './password.js';
+export { sha256 } from './secrets.js';
 export { ACCOUNTS_FILE, AccountStore } from './accounts.js';
 export type { AccountRecord, ApiKeyRecord } from './accounts.js';
 export type { ResourceOwners } from './authorizeFlow.js';

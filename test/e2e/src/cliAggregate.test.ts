@@ -10,9 +10,11 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  MCP_POST_HEADERS,
   fixturePath,
   freePort,
   isPidAlive,
+  openRawSession,
   referenceServerPath,
   startCli,
   waitFor,
@@ -214,36 +216,12 @@ describe('mcppipe up over real upstreams', () => {
   });
 
   it('keeps two agents apart when both use JSON-RPC id 1', async () => {
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const open = async () => {
-      const res = await fetch(cli.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
-      });
-      await res.text();
-      const sid = res.headers.get('mcp-session-id')!;
-      await fetch(cli.url, {
-        method: 'POST',
-        headers: { ...headers, 'mcp-session-id': sid },
-        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-      });
-      return sid;
-    };
+    const open = async () => (await openRawSession(cli.url, { clientName: 'raw' }))['mcp-session-id'];
     const sessions = await Promise.all([open(), open(), open(), open()]);
     const call = async (sid: string, params: Record<string, unknown>) => {
       const res = await fetch(cli.url, {
         method: 'POST',
-        headers: { ...headers, 'mcp-session-id': sid },
+        headers: { ...MCP_POST_HEADERS, 'mcp-session-id': sid },
         body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }),
       });
       const body = await res.text();

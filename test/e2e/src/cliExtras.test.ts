@@ -1,6 +1,14 @@
 // `mcppipe up --hub --metrics-addr`: the hub's four meta-tools next to /mcp, and Prometheus metrics (A9).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { freePort, referenceServerPath, sseJson, startCli } from '@mcppipe/test-utils';
+import {
+  MCP_POST_HEADERS,
+  RAW_PROTOCOL_VERSION,
+  freePort,
+  postInitialize,
+  referenceServerPath,
+  sseJson,
+  startCli,
+} from '@mcppipe/test-utils';
 import { describe, expect, it } from 'vitest';
 
 const node = (script: string) => `${JSON.stringify(process.execPath)} ${JSON.stringify(script)}`;
@@ -58,24 +66,7 @@ describe('mcppipe up --stateless', () => {
       `everything=${node(referenceServerPath('everything'))}`,
       '--stateless',
     ]);
-    const headers = {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    };
-    const res = await fetch(cli.url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-11-25',
-          capabilities: {},
-          clientInfo: { name: 'e2e', version: '1' },
-        },
-      }),
-    });
+    const res = await postInitialize(cli.url);
     expect(res.status).toBe(200);
     expect(res.headers.get('mcp-session-id')).toBeNull();
     const text = await res.text();
@@ -90,7 +81,7 @@ describe('mcppipe up --stateless', () => {
     // a 2025-era call without a session is answered
     const call = await fetch(cli.url, {
       method: 'POST',
-      headers: { ...headers, 'mcp-protocol-version': '2025-11-25' },
+      headers: { ...MCP_POST_HEADERS, 'mcp-protocol-version': RAW_PROTOCOL_VERSION },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 2,

@@ -4,24 +4,18 @@
 import { createServer } from 'node:net';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { fixturePath, freePort, hasIpv6Loopback, runCli, startCli } from '@mcppipe/test-utils';
+import {
+  fixturePath,
+  freePort,
+  hasIpv6Loopback,
+  postInitialize,
+  runCli,
+  startCli,
+} from '@mcppipe/test-utils';
 import { describe, expect, it } from 'vitest';
 
 const stdio = `${JSON.stringify(process.execPath)} ${JSON.stringify(fixturePath('sup-basic.mjs'))}`;
 const ipv6 = await hasIpv6Loopback();
-
-/** A 2025-era client's initialize, as a raw POST. */
-const initialize = (url: string) =>
-  fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
-    }),
-  });
 
 describe('mcppipe up --host localhost', () => {
   it.skipIf(!ipv6)('serves 127.0.0.1 and [::1] on one port and prints localhost', async () => {
@@ -58,9 +52,9 @@ describe('mcppipe up --host localhost', () => {
   it('binds one address for any other host, as given', async () => {
     await using cli = await startCli(['--stdio', stdio, '--host', '127.0.0.1']);
     expect(cli.url.hostname).toBe('127.0.0.1');
-    expect((await initialize(cli.url.href)).status).toBe(200);
+    expect((await postInitialize(cli.url.href)).status).toBe(200);
     if (ipv6) {
-      const other = await initialize(`http://[::1]:${cli.url.port}/mcp`).catch((e: Error) => e);
+      const other = await postInitialize(`http://[::1]:${cli.url.port}/mcp`).catch((e: Error) => e);
       expect(other).toBeInstanceOf(Error); // connection refused: nothing listens there
     }
   });
@@ -80,7 +74,7 @@ describe('HEAD /mcp', () => {
     expect(await head.text()).toBe('');
     expect(await get.json()).toMatchObject({ error: { code: -32000 } });
 
-    const init = await initialize(url);
+    const init = await postInitialize(url);
     expect(init.status).toBe(200);
     const session = init.headers.get('mcp-session-id') ?? '';
     expect(session).not.toBe('');

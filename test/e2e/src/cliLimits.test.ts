@@ -3,12 +3,11 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fixturePath, startCli } from '@mcppipe/test-utils';
+import { MCP_POST_HEADERS as base, fixturePath, openRawSession, startCli } from '@mcppipe/test-utils';
 import { describe, expect, it } from 'vitest';
 
 const node = (script: string, ...args: string[]) =>
   [process.execPath, script, ...args].map((a) => JSON.stringify(a)).join(' ');
-const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 const callWith = (id: number, argsJson: string) =>
   `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"x","deep":${argsJson}}}}`;
@@ -20,33 +19,7 @@ describe('mcppipe up: the JSON nesting pre-scan (C4)', { timeout: 90_000 }, () =
     try {
       await using cli = await startCli(['--stdio', node(fixturePath('sup-call-log.mjs'), '--log', log)]);
       const url = cli.url;
-      const init = await fetch(url, {
-        method: 'POST',
-        headers: base,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'e2e', version: '1' },
-          },
-        }),
-      });
-      await init.text();
-      const session = {
-        ...base,
-        'mcp-session-id': init.headers.get('mcp-session-id')!,
-        'mcp-protocol-version': '2025-11-25',
-      };
-      await (
-        await fetch(url, {
-          method: 'POST',
-          headers: session,
-          body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
-        })
-      ).text();
+      const session = await openRawSession(url);
       const modern = {
         ...base,
         'mcp-protocol-version': '2026-07-28',

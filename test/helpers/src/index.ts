@@ -80,4 +80,6 @@ export type {
 export { MemoryOAuthProvider, TestClientProvider, ownerApproves } from './sdkOAuth.js';
 export { zoneFetch } from './zoneFetch.js';
 export { parseSse, readSse, sseJson } from './sse.js';
+export { MCP_POST_HEADERS, RAW_PROTOCOL_VERSION, openRawSession, postInitialize } from './rawMcp.js';
+export type { RawInitializeOptions, RawSessionHeaders } from './rawMcp.js';
 export type { ReadSseOptions, SseEvent } from './sse.js';

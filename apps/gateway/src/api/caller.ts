@@ -7,8 +7,9 @@
  *
  * @module
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { AccountStore } from '@mcppipe/oauth';
+import { sha256 } from '@mcppipe/oauth';
 import { parseCookie } from 'cookie';
 import type { FastifyRequest } from 'fastify';
 import type { SessionStore } from './sessionStore.js';
@@ -37,7 +38,6 @@ export interface CallerDeps {
 /** The challenge of a 401 from `/api`. */
 export const API_CHALLENGE = 'Bearer realm="mcppipe-api"';
 
-const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /**
@@ -46,7 +46,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * @returns whether they are equal
  */
 export function sameSecret(a: string, b: string): boolean {
-  return timingSafeEqual(digest(a), digest(b));
+  return timingSafeEqual(sha256(a), sha256(b));
 }
 
 /**
@@ -68,11 +68,11 @@ export function sessionCookie(req: FastifyRequest): string | undefined {
  * @returns `resolveCaller(req)`: the caller, or undefined for none (answer 401)
  */
 export function createCallerResolver(deps: CallerDeps): (req: FastifyRequest) => ApiCaller | undefined {
-  const admin = deps.apiToken === undefined ? undefined : digest(deps.apiToken);
+  const admin = deps.apiToken === undefined ? undefined : sha256(deps.apiToken);
   return (req) => {
     const bearer = BEARER.exec(req.headers.authorization ?? '')?.[1];
     if (bearer !== undefined) {
-      if (admin !== undefined && timingSafeEqual(digest(bearer), admin)) return { kind: 'admin' };
+      if (admin !== undefined && timingSafeEqual(sha256(bearer), admin)) return { kind: 'admin' };
       const owner = deps.accounts?.authenticateKey(bearer);
       return owner && { kind: 'account', account: owner.account, via: 'key', keyId: owner.keyId };
     }

@@ -7,42 +7,26 @@
  *
  * @module
  */
-import type { ExchangeCapture } from '@mcppipe/capture';
 import { isMcpPipeError } from '@mcppipe/errors';
 import { RELAY_REQUEST_HEADER, SCOPE_PATH } from '@mcppipe/events';
 import type { AccountStore, OAuthProvider } from '@mcppipe/oauth';
-import type { ForwardExchange, Tunnel, TunnelCluster, TunnelRegistry } from '@mcppipe/tunnel';
 import { writeTunnelOffline } from '@mcppipe/tunnel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CREDENTIAL_HEADERS } from '../pipeline/auth.js';
 import { RPC, refuse } from '../pipeline/rpcError.js';
-import type { SettingsEnforcer } from '../api/settingsRelay.js';
-import { forwardGated } from '../api/settingsRelay.js';
 import type { Logger } from '../types.js';
-import type { TunnelAddress, ZoneConfig } from './address.js';
+import type { ZoneConfig } from './address.js';
 import { PRM_PREFIX, addressCache } from './address.js';
-import type { TunnelPolicy } from './policy.js';
-import { parsePolicy } from './policy.js';
+import type { TargetFinderDeps } from './targets.js';
+import { createTargetFinder } from './targets.js';
 import { createTunnelAuth } from './tunnelAuth.js';
-import type { TunnelTarget as Target } from './tunnelAuth.js';
 
-/** What the hook needs. */
-export interface RelayHookDeps {
+/** What the hook needs: the zone, the accounts and the authorization server, and what finds a request's target. */
+export interface RelayHookDeps extends TargetFinderDeps {
   zone: ZoneConfig;
-  registry: TunnelRegistry;
   accounts: AccountStore;
   oauth: Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
   logger: Logger;
-  /** The exchange capture (issue 19): POSTs are teed after auth (fed by the forwarder), recorded after the response. */
-  capture?: {
-    exchanges: ExchangeCapture;
-    keyName: (keyId: string) => string;
-    values?: (id: string) => boolean;
-  };
-  /** The owner's stored settings (issue 19): they win over the connect metadata. */
-  settings?: SettingsEnforcer;
-  /** Many nodes (S2): a tunnel held by another node is checked here and forwarded to its owner. */
-  cluster?: TunnelCluster | undefined;
 }
 
 const STRIP = Object.fromEntries([...CREDENTIAL_HEADERS, RELAY_REQUEST_HEADER].map((h) => [h, null]));
@@ -55,57 +39,8 @@ const PRM_MCP = `${PRM_PREFIX}/mcp`;
  * @returns the `onRequest` hook
  */
 export function createRelayHook(deps: RelayHookDeps) {
-  const { zone, registry, accounts, oauth, logger, settings, cluster } = deps;
-  const policies = new WeakMap<Tunnel, TunnelPolicy | string>();
-  const policyOf = (t: Tunnel): TunnelPolicy | string => {
-    const stored = settings?.policy(t);
-    if (stored !== undefined) return stored;
-    let p = policies.get(t);
-    if (p === undefined) policies.set(t, (p = parsePolicy(t.metadata)));
-    return p;
-  };
-  /**
-   * Delivers an exchange into a tunnel held here, whichever node it entered (S2: `cluster.onForwarded`): a POST
-   * feeds the exchange capture's tee, and the owner's stored policies and limits gate it.
-   */
-  const deliver = (t: Tunnel | undefined, x: ForwardExchange, caller: string | null): Promise<void> => {
-    if (t === undefined) return registry.forward(t, x); // rejects: tunnel_offline
-    if (deps.capture && x.req.method === 'POST') {
-      const id = `${t.subdomain}--${t.account}`;
-      const context = {
-        caller,
-        zeroKnowledge: t.zeroKnowledge,
-        captureValues: deps.capture.values?.(id) ?? false,
-      };
-      x.tee = deps.capture.exchanges.tee(id, { req: x.req, res: x.res }, context);
-    }
-    const gate = t.zeroKnowledge ? undefined : settings?.gate(t);
-    return gate ? forwardGated(x, { registry, tunnel: t, gate }) : registry.forward(t, x);
-  };
-  cluster?.onForwarded(deliver);
-  const local = (t: Tunnel): Target => ({
-    policy: policyOf(t),
-    account: t.account,
-    tunnel: t,
-    send: (x, caller) => deliver(t, x, caller),
-  });
-  const find = async (a: TunnelAddress): Promise<Target | undefined> => {
-    for (const c of a.candidates) {
-      const t = registry.lookup(c.subdomain, c.account);
-      if (t !== undefined) return local(t);
-    }
-    for (const c of cluster ? a.candidates : []) {
-      const owner = await cluster!.remoteOwner(c.subdomain, c.account);
-      if (owner !== undefined)
-        return {
-          // the owner's stored auth and allowlist (shared by every node) win over the connect metadata here too
-          policy: settings?.policy(owner) ?? parsePolicy(owner.metadata),
-          account: owner.account,
-          send: (x, caller) => cluster!.forward(owner, x, caller),
-        };
-    }
-    return undefined;
-  };
+  const { zone, accounts, oauth, logger } = deps;
+  const find = createTargetFinder(deps);
   const authenticate = createTunnelAuth({
     accounts,
     oauth,

@@ -1,4 +1,7 @@
 #!/usr/bin/env node
+// An ad-hoc tool, not a run.js scenario: run.js reports speed ratios against a baseline (R1–R10), this counts
+// tokens, for packages/hub/README.md ("Tokens"). `node bench/src/run.js` does not run it.
+//
 // Token bench for the hub (issue 8, item 4): how much `tools/list` a client sees through the hub (four
 // meta-tools) versus through the namespaced aggregate (every upstream tool as `<upstream>__<name>`), for the
 // demo layout (server-everything, server-memory, server-filesystem, real processes) and for a 20-server
@@ -12,7 +15,7 @@
 // the hub's lookups (list_servers, list_tools, get_tool) an agent pays before an unfamiliar call, counted on the
 // text content the model reads (each lookup result also carries the same object as structuredContent).
 //
-// Usage: `pnpm build` once, then `node bench/src/hub-tokens.mjs [--json]`. Bounded: exits after 120 s at most.
+// Usage: `pnpm build` once, then `node bench/src/tools/hub-tokens.mjs [--json]`. Bounded: exits after 120 s at most.
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,7 +24,7 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ROOT = join(HERE, '..', '..');
+const ROOT = join(HERE, '..', '..', '..');
 const DEADLINE_MS = 120_000;
 const SYNTHETIC_SERVERS = 20;
 const RAW = { '~standard': { version: 1, vendor: 'bench', validate: (value) => ({ value }) } };

@@ -1,8 +1,8 @@
 /**
  * The tunnel relay of the gateway (DESIGN.md T1–T6), on when `--tunnel-zone` is set: the
- * `@mcppipe/tunnel` registry keyed by the accounts' API keys, the `GET /tunnel/connect` upgrade, the
- * request hook, the tunnels' OAuth resources and owners, and the accounts watcher (a key revoked by
- * `mcppipe-gateway keys revoke` in another process closes its live tunnels within a second).
+ * `@mcppipe/tunnel` registry keyed by the accounts' API keys, wired to its parts: the `GET /tunnel/connect`
+ * upgrade (`connect.ts`), the request hook (`hook.ts`), the tunnels' OAuth resources and owners
+ * (`resources.ts`), and the accounts watcher that closes the tunnels of revoked keys (`revokedKeys.ts`).
  *
  * @module
  */
@@ -11,18 +11,18 @@ import type { Duplex } from 'node:stream';
 import { ExchangeCapture } from '@mcppipe/capture';
 import type { ExchangeCaptureOptions } from '@mcppipe/capture';
 import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth';
-import { METADATA_HEADER, TunnelRegistry, refuseUpgrade } from '@mcppipe/tunnel';
+import { TunnelRegistry } from '@mcppipe/tunnel';
 import type { TunnelEvent } from '@mcppipe/tunnel';
 import type { SettingsEnforcer } from '../api/settingsRelay.js';
 import type { TunnelCluster } from '@mcppipe/tunnel';
 import type { Logger } from '../types.js';
 import type { ZoneConfig } from './address.js';
 import { tunnelBases } from './address.js';
+import { connectUpgrade } from './connect.js';
 import { createRelayHook } from './hook.js';
-import { POLICY_KEYS, parsePolicy } from './policy.js';
-
-/** The connect path (T2). */
-export const CONNECT_PATH = '/tunnel/connect';
+import { POLICY_KEYS } from './policy.js';
+import { tunnelResources } from './resources.js';
+import { closeRevokedTunnels } from './revokedKeys.js';
 
 /** A running relay. */
 export interface TunnelRelay {
@@ -105,29 +105,12 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     },
   });
   const cluster: TunnelCluster | undefined = deps.cluster?.(registry);
-  const stopWatching = accounts.watch(
-    () => {
-      const ids = accounts.keyIds();
-      for (const t of registry.list()) {
-        if (!ids.has(t.keyId) && registry.closeByKey(t.keyId) > 0)
-          logger.info({ account: t.account, subdomain: t.subdomain }, 'API key revoked: tunnel closed');
-      }
-    },
-    { onError: (err) => logger.error({ err: (err as Error).message }, 'could not reload accounts.json') },
-  );
+  const stopWatching = closeRevokedTunnels(accounts, registry, logger);
   const oauthProxy = {
     authenticateBearer: (a: string | undefined, r: string) => deps.oauth().authenticateBearer(a, r),
     protectedResourceMetadata: (r: string) => deps.oauth().protectedResourceMetadata(r),
   };
-  // the tunnels' resources: this node's and (S2) other nodes', so OAuth-mode tunnels work through any node
-  const owned = (): Map<string, string> => {
-    const map = new Map<string, string>();
-    for (const t of [...(cluster?.remoteTunnels() ?? []), ...registry.list()]) {
-      const bases = tunnelBases(zone, `${t.subdomain}--${t.account}`);
-      map.set(`${bases.host}/mcp`, t.account).set(`${bases.path}/mcp`, t.account);
-    }
-    return map;
-  };
+  const owned = tunnelResources(zone, registry, cluster); // this node's and (S2) other nodes'
   return {
     registry,
     hook: createRelayHook({
@@ -157,25 +140,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
       ownerOf: (resource) => owned().get(resource),
       verifyPassword: (account, password) => accounts.verifyPassword(account, password),
     },
-    onUpgrade: (req, socket, head) => {
-      if (new URL(req.url ?? '/', 'http://relay').pathname !== CONNECT_PATH) {
-        socket.destroy();
-        return;
-      }
-      let metadata: Record<string, string> = {};
-      try {
-        const raw = req.headers[METADATA_HEADER];
-        if (typeof raw === 'string') metadata = JSON.parse(raw) as Record<string, string>;
-      } catch {
-        // the registry refuses malformed metadata itself
-      }
-      const policy = typeof metadata === 'object' && metadata !== null ? parsePolicy(metadata) : undefined;
-      if (typeof policy === 'string') {
-        refuseUpgrade(socket, 400, { code: 'MCPP_TUNNEL_REFUSED', message: `tunnel policy: ${policy}` });
-        return;
-      }
-      void registry.handleUpgrade(req, socket, head);
-    },
+    onUpgrade: connectUpgrade(registry),
     close: async () => {
       stopWatching();
       await registry.close();

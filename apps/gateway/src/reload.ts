@@ -1,12 +1,14 @@
 /**
  * Hot reload (DESIGN.md G10): applies a config diff to the supervisor. Removed servers stop, changed ones
  * restart, added ones start; unchanged servers are not touched, so their connections and in-flight calls
- * carry on. A failure for one server is logged and does not stop the others.
+ * carry on. A failure for one server is logged and does not stop the others. A changed `policies` section swaps
+ * the live policy (P3).
  *
  * @module
  */
 import type { PolicyGate } from '@mcppipe/aggregator';
-import type { ConfigChange, Layout } from '@mcppipe/config';
+import { watchConfig } from '@mcppipe/config';
+import type { ConfigChange, ConfigWatcher, Layout } from '@mcppipe/config';
 import { compilePolicy } from '@mcppipe/policy';
 import type { UpstreamSpec } from '@mcppipe/supervisor';
 import type { Logger } from './types.js';
@@ -79,5 +81,31 @@ export function applyPolicyChange(gate: PolicyGate, change: ConfigChange, logger
   logger.info(
     { rules: p?.rules?.length ?? 0, limits: p?.limits?.length ?? 0, default: p?.default ?? 'allow' },
     'policies reloaded',
+  );
+}
+
+/**
+ * Watches `mcp.json` and applies each valid change: the policy first ({@link applyPolicyChange}), then the servers
+ * ({@link applyConfigChange}).
+ *
+ * @param configPath - the `mcp.json` path
+ * @param targets - the shared policy gate, the supervisor, and the layout read at start (what changes are diffed to)
+ * @param logger - where changes, rejections and failures go
+ * @returns the watcher (`close()` it at shutdown)
+ * @throws McpPipeError from `watchConfig` when the file cannot be watched
+ */
+export function watchLayout(
+  configPath: string,
+  targets: { gate: PolicyGate; supervisor: ReloadTarget; initial: Layout },
+  logger: Logger,
+): Promise<ConfigWatcher<Layout>> {
+  const { gate, supervisor, initial } = targets;
+  return watchConfig(
+    configPath,
+    async (change) => {
+      applyPolicyChange(gate, change, logger);
+      await applyConfigChange(supervisor, change, logger);
+    },
+    { initial, logger },
   );
 }

@@ -1,30 +1,30 @@
 /**
  * The gateway process (STYLE.md §9): loads `mcp.json`, starts the supervisor (gateway policy, G8), the
- * OAuth provider, the hub and the aggregator, builds the app, listens, and hot-reloads the config. Its
- * `close()` is the graceful shutdown: stop watching, stop accepting, let requests in flight finish for a
- * grace period, then stop the upstream processes.
+ * OAuth provider (`oauth/provider.ts`), the hub and the aggregator, builds the app, listens, and hot-reloads the
+ * config (`reload.ts`). Its `close()` is the graceful shutdown (`shutdown.ts`): stop watching, stop accepting, let
+ * requests in flight finish for a grace period, then stop the upstream processes.
  *
  * @module
  */
 import { createAggregator, createPolicyGate } from '@mcppipe/aggregator';
-import { loadMcpJson, watchConfig } from '@mcppipe/config';
+import { loadMcpJson } from '@mcppipe/config';
 import { createHub } from '@mcppipe/hub';
-import { createOAuthProvider } from '@mcppipe/oauth';
 import type { OAuthProvider } from '@mcppipe/oauth';
 import { Supervisor } from '@mcppipe/supervisor';
 import { gatewayPolicy } from '@mcppipe/upstream-state';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
-import { DEFAULT_SHUTDOWN_GRACE_MS } from './defaults.js';
 import { createLogger } from './logger.js';
 import { oauthRoutes } from './oauth/index.js';
+import { openGatewayOAuth } from './oauth/provider.js';
 import { loopbackOrigins } from './pipeline/loopbackAliases.js';
 import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
 import { listenOrExplain } from './listen.js';
-import { applyConfigChange, applyPolicyChange, layoutPolicy } from './reload.js';
+import { layoutPolicy, watchLayout } from './reload.js';
 import { openEventsAndRelay } from './api/settingsOpen.js';
 import { openSharedState } from './scale/shared.js';
+import { gatewayShutdown } from './shutdown.js';
 
 /** A running gateway. */
 export interface RunningGateway {
@@ -66,24 +66,12 @@ export async function startGateway(
   // E1–E4 (events, webhooks, tool pins of the servers and tunnels) and, with --tunnel-zone, the relay (T1–T7)
   const opts = { ...options, env, logger, publicUrl, shared, oauth: () => late.oauth! };
   const { events, tunnelEvents, tunnel } = await openEventsAndRelay(supervisor, opts);
-  const oauth = await createOAuthProvider({
-    dataDir: options.dataDir,
-    publicUrl,
-    // every loopback spelling is a resource of its own when they are answered as themselves (13.4)
-    resources: () =>
-      bases
-        .flatMap((base) => [
-          `${base}/hub`,
-          `${base}/mcp`,
-          ...supervisor.list().map((s) => `${base}/servers/${s.name}/mcp`),
-        ])
-        .concat(tunnel?.relay.resources() ?? []),
-    ...(tunnel && { owners: tunnel.relay.owners }),
-    sharedKeys: shared?.signing,
-    sharedStore: shared?.store, // S1: OAuth clients, refresh families and revocations on every node
-    adminPassword: env['MCPPIPE_ADMIN_PASSWORD'] || undefined,
-    adminPasswordHash: env['MCPPIPE_ADMIN_PASSWORD_HASH'] || undefined,
+  const oauth = await openGatewayOAuth(options, env, {
     logger,
+    bases,
+    supervisor,
+    relay: tunnel?.relay,
+    shared,
   });
   late.oauth = oauth;
   const apiToken = env['MCPPIPE_API_TOKEN'] || undefined;
@@ -146,31 +134,15 @@ export async function startGateway(
     },
     () => {},
   );
-  const watcher = await watchConfig(
+  const watcher = await watchLayout(
     options.configPath,
-    async (change) => {
-      applyPolicyChange(policy, change, logger);
-      await applyConfigChange(supervisor, change, logger);
-    },
-    { initial: layout, logger },
+    { gate: policy, supervisor, initial: layout },
+    logger,
   );
 
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      logger.info({}, 'shutting down');
-      await watcher.close().catch(() => {});
-      await tunnel?.relay.close().catch(() => {});
-      const grace = setTimeout(() => app.server.closeAllConnections(), DEFAULT_SHUTDOWN_GRACE_MS);
-      await app.close().catch(() => {});
-      clearTimeout(grace);
-      await Promise.allSettled([hub.close(), aggregator.close()]);
-      events.close();
-      await supervisor.stop().catch(() => {});
-      await oauth.close().catch(() => {});
-      await shared?.close().catch(() => {});
-      logger.info({}, 'stopped');
-      logger.flush();
-    })());
+  const close = gatewayShutdown(
+    { watcher, relay: tunnel?.relay, app, endpoints: [hub, aggregator], events, supervisor, oauth, shared },
+    logger,
+  );
   return { app, publicUrl, address, ready, close, [Symbol.asyncDispose]: close };
 }

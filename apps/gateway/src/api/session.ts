@@ -2,8 +2,8 @@
  * `POST|GET|DELETE /api/session` (the contract's Session): the dashboard's login with an account password. The
  * cookie `mcppipe_session` is HttpOnly, SameSite=Lax, Path=/, and Secure when the request is https (Fastify's
  * `req.protocol`, which reads `X-Forwarded-Proto` only from `TRUSTED_PROXIES`). Failed logins are limited per
- * account and client address (a fixed one-minute window from the first failure): past the limit, 429 with
- * `Retry-After` until the window ends; a success clears the count.
+ * account and client address (`loginFailures.ts`: a fixed one-minute window from the first failure): past the
+ * limit, 429 with `Retry-After` until the window ends; a success clears the count.
  *
  * @module
  */
@@ -13,48 +13,9 @@ import { stringifySetCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiCaller } from './caller.js';
 import { SESSION_COOKIE, csrfOk, sessionCookie } from './caller.js';
+import { FailureWindows } from './loginFailures.js';
 import type { SessionTable } from './sessionStore.js';
 import { SESSION_TTL_MS } from './sessionStore.js';
-
-/** Failed logins allowed per account and client address per minute (then 429). */
-export const LOGIN_FAILURES_PER_MINUTE = 10;
-/** The window of {@link LOGIN_FAILURES_PER_MINUTE}, in ms. */
-const WINDOW_MS = 60_000;
-/** The most (account, address) pairs remembered; beyond it the oldest are forgotten. */
-const MAX_TRACKED = 10_000;
-
-/** Failed logins per (account, address) in fixed windows. */
-class FailureWindows {
-  readonly #windows = new Map<string, { start: number; failures: number }>();
-
-  /** @returns ms until `key` may try again (0: now) */
-  waitMs(key: string, now: number): number {
-    const w = this.#windows.get(key);
-    if (w === undefined) return 0;
-    if (now - w.start >= WINDOW_MS) {
-      this.#windows.delete(key);
-      return 0;
-    }
-    return w.failures >= LOGIN_FAILURES_PER_MINUTE ? w.start + WINDOW_MS - now : 0;
-  }
-
-  fail(key: string, now: number): void {
-    const w = this.#windows.get(key);
-    if (w !== undefined && now - w.start < WINDOW_MS) {
-      w.failures++;
-      return;
-    }
-    if (this.#windows.size >= MAX_TRACKED) {
-      const oldest = this.#windows.keys().next().value;
-      if (oldest !== undefined) this.#windows.delete(oldest);
-    }
-    this.#windows.set(key, { start: now, failures: 1 });
-  }
-
-  clear(key: string): void {
-    this.#windows.delete(key);
-  }
-}
 
 /** What the session routes need. */
 export interface SessionDeps {

@@ -103,7 +103,8 @@ describe('TunnelSettingsStore', () => {
     const { mkdtemp, rm, stat } = await import('node:fs/promises');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { TunnelSettingsStore, SETTINGS_FILE } = await import('./settingsStore.js');
+    const { TunnelSettingsStore } = await import('./settingsStore.js');
+    const { SETTINGS_FILE } = await import('./settingsFile.js');
     const dir = await mkdtemp(join(tmpdir(), 'mcppipe-settings-store-'));
     try {
       const first = await TunnelSettingsStore.open(dir);

@@ -1,7 +1,6 @@
 /**
- * Where tunnel settings live on the relay: `<dataDir>/tunnel-settings.json` (mode 0600, written atomically by
- * `@mcppipe/store`'s writer), keyed by tunnel id `<subdomain>--<account>`, so they survive reconnects and
- * restarts. Reads are from memory; each `put` replaces the entry's object (the relay caches per object).
+ * Where tunnel settings live on the relay: `<dataDir>/tunnel-settings.json` (read and written by `settingsFile.ts`),
+ * keyed by tunnel id `<subdomain>--<account>`, so they survive reconnects and restarts. Reads are from memory; each `put` replaces the entry's object (the relay caches per object).
  * Many nodes (S1, `--redis`): the settings live in the store's `tunnelSettings` collection, shared by every node; a
  * `put` on any node is published on the `tunnel-settings` channel and every node reloads that entry at once (and
  * all of them every {@link SHARED_SETTINGS_POLL_MS}, for messages lost while Redis was away), so the owner's auth
@@ -9,15 +8,10 @@
  *
  * @module
  */
-import { mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { McpPipeError } from '@mcppipe/errors';
-import { writeFileAtomic } from '@mcppipe/store';
 import type { Collection, Store } from '@mcppipe/store';
 import type { StoredSettings } from './settingsBody.js';
+import { readSettingsFile, settingsFileText, writeSettingsFile } from './settingsFile.js';
 
-/** The file name inside the data directory. */
-export const SETTINGS_FILE = 'tunnel-settings.json';
 /** The shared collection (many nodes). */
 export const SETTINGS_COLLECTION = 'tunnelSettings';
 /** The channel a `put` is announced on (many nodes). */
@@ -27,11 +21,6 @@ export const SHARED_SETTINGS_POLL_MS = 2_000;
 
 /** The store of many nodes, as the settings use it (`@mcppipe/store`'s `Store`). */
 export type SharedSettingsStore = Pick<Store, 'collection' | 'publish' | 'subscribe'>;
-
-interface SettingsFile {
-  version: 1;
-  tunnels: Record<string, StoredSettings>;
-}
 
 /** The stored settings of every tunnel this relay has been told about. */
 export class TunnelSettingsStore {
@@ -54,21 +43,8 @@ export class TunnelSettingsStore {
    * @throws McpPipeError `MCPP_TUNNEL_INVALID_OPTIONS` when the file is not a settings file
    */
   static async open(dataDir: string): Promise<TunnelSettingsStore> {
-    const path = join(dataDir, SETTINGS_FILE);
-    let text: string | undefined;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    if (text === undefined) return new TunnelSettingsStore(path, {});
-    const parsed = JSON.parse(text) as Partial<SettingsFile> | undefined;
-    if (parsed?.version !== 1 || typeof parsed.tunnels !== 'object' || parsed.tunnels === null)
-      throw new McpPipeError(
-        'MCPP_TUNNEL_INVALID_OPTIONS',
-        `${path} is not a version-1 tunnel settings file; restore it from a backup or move it aside`,
-      );
-    return new TunnelSettingsStore(path, parsed.tunnels);
+    const { path, tunnels } = await readSettingsFile(dataDir);
+    return new TunnelSettingsStore(path, tunnels);
   }
 
   /**
@@ -146,11 +122,8 @@ export class TunnelSettingsStore {
       await shared.store.publish(SETTINGS_CHANNEL, id);
       return;
     }
-    const text = `${JSON.stringify({ version: 1, tunnels: Object.fromEntries(this.#tunnels) }, null, 2)}\n`;
-    const write = this.#writing.then(async () => {
-      await mkdir(join(this.#path, '..'), { recursive: true, mode: 0o700 });
-      await writeFileAtomic(this.#path, text);
-    });
+    const text = settingsFileText(this.#tunnels);
+    const write = this.#writing.then(() => writeSettingsFile(this.#path, text));
     this.#writing = write.catch(() => {});
     await write;
   }

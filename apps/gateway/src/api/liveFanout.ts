@@ -5,8 +5,8 @@
  *
  * Many nodes (issue 20): a tunnel held by another node is recorded there, and its exchanges reach this node only
  * through the ring shared in the store. While this node has Live viewers of such a tunnel it reads the newest
- * entries of that ring every `pollMs` (one read per tunnel, however many viewers) and streams the ones it has not
- * seen. The holding node does nothing more than it already does (it writes the ring anyway): nothing per exchange
+ * entries of that ring every `pollMs` (one read per tunnel, however many viewers; `liveShared.ts`) and streams the
+ * ones it has not seen. The holding node does nothing more than it already does (it writes the ring anyway): nothing per exchange
  * when no one watches anywhere, and no pub/sub channel to keep.
  *
  * @module
@@ -14,16 +14,13 @@
 import type { ExchangeCapture, ExchangeSummary } from '@mcppipe/capture';
 import { openSseStream, type SseStream } from '@mcppipe/events';
 import type { ServerResponse } from 'node:http';
+import { newerShared } from './liveShared.js';
 
 /** How long frames of a busy tunnel wait to go out together, ms: one write per dashboard per batch. */
 export const LIVE_FLUSH_MS = 100;
 
 /** How often a feed of a tunnel held by another node reads the shared ring, ms. */
 export const LIVE_POLL_MS = 500;
-/** Entries read per poll; when none of them was seen before, {@link LIVE_POLL_LIMIT} are read. */
-export const LIVE_POLL_FIRST = 10;
-/** Most entries read per poll: of a larger burst between two polls only the newest are streamed on such a node. */
-export const LIVE_POLL_LIMIT = 50;
 
 interface TunnelFeed {
   streams: Set<SseStream>;
@@ -124,7 +121,7 @@ export class LiveFanout {
       feed.last = undefined; // this node's capture streams it; read again once it moves away
     else {
       try {
-        const fresh = await this.#newer(tunnel, feed.last);
+        const fresh = await newerShared(this.capture, tunnel, feed.last);
         // the first read only marks what was there before (Live shows exchanges from now on)
         if (feed.last !== undefined && this.#feeds.get(tunnel) === feed)
           for (let i = fresh.length - 1; i >= 0; i--) feed.emit(fresh[i]!);
@@ -135,19 +132,5 @@ export class LiveFanout {
     }
     if (this.#feeds.get(tunnel) !== feed) return;
     feed.poll = setTimeout(() => void this.#poll(tunnel, feed), this.options.pollMs ?? LIVE_POLL_MS);
-  }
-
-  /**
-   * The ring's entries appended after `last`, newest first: the newest {@link LIVE_POLL_FIRST}, or up to
-   * {@link LIVE_POLL_LIMIT} when `last` is not among them (a burst; all of them when it is not there either).
-   */
-  async #newer(tunnel: string, last: string | null | undefined): Promise<ExchangeSummary[]> {
-    let newest = await this.capture.listShared(tunnel, { limit: LIVE_POLL_FIRST });
-    let at = newest.findIndex((s) => s.id === last);
-    if (at < 0 && newest.length === LIVE_POLL_FIRST && last !== undefined) {
-      newest = await this.capture.listShared(tunnel, { limit: LIVE_POLL_LIMIT });
-      at = newest.findIndex((s) => s.id === last);
-    }
-    return at < 0 ? newest : newest.slice(0, at);
   }
 }

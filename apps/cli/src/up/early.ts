@@ -1,8 +1,8 @@
-import { spawn as nodeSpawn } from 'node:child_process';
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import type { Layout } from '@mcppipe/config';
 import { earlySources } from './earlySources.js';
 import type { SourceArgs } from './earlySources.js';
+import { killGroup, spawnEarly, spawnKey } from './earlySpawn.js';
 import { trace } from './trace.js';
 
 /**
@@ -12,7 +12,8 @@ import { trace } from './trace.js';
  * Correctness never rests on this module's reading of the command line: an early child is handed to the supervisor
  * only when the supervisor, after the real parse and layout resolution, asks to spawn exactly the same command,
  * arguments, working directory and environment (the supervisor's id is chosen here for that). Every child not
- * handed over is killed.
+ * handed over is killed. The spawns themselves (a dry run of the supervisor's transport, then the real spawn) are
+ * earlySpawn.ts.
  */
 
 /** Children spawned ahead of the supervisor, waiting to be handed over. */
@@ -43,18 +44,6 @@ export function takeEarlyStart(): EarlyStart | undefined {
   return e;
 }
 
-function keyOf(command: string, args: readonly string[], options: SpawnOptions): string {
-  return JSON.stringify([command, args, options]);
-}
-
-function kill(child: ChildProcess): void {
-  try {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL'); // its own process group (detached)
-  } catch {
-    child.kill('SIGKILL');
-  }
-}
-
 /**
  * Reads the layout and spawns its stdio upstreams, exactly as the supervisor would. Orphans of a crashed run are
  * reaped right after the spawn, not before (a scan of `/proc`, ~3 ms, off the path to the first spawn): the reaper
@@ -76,31 +65,12 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
     if (specs.length === 0) return;
     trace('early layout read');
     const supervisorId = load.earlySupervisorId();
-    const children = new Map<string, ChildProcess>();
-    for (const spec of specs) {
-      // A dry run of the supervisor's own transport yields the exact spawn parameters it will use.
-      let captured: [string, readonly string[], SpawnOptions] | undefined;
-      const transport = load.createStdioTransport(spec, {
-        vars: process.env,
-        supervisorId,
-        spawnToken: `${spec.name}/1`,
-        spawn: ((command: string, args: readonly string[], options: SpawnOptions) => {
-          captured = [command, args, options];
-          throw new Error('dry run');
-        }) as unknown as typeof nodeSpawn,
-      });
-      await transport.start().catch(() => {});
-      if (!captured) continue;
-      const child = nodeSpawn(...captured);
-      child.on('error', () => {}); // reported by the supervisor's own spawn if this one is not handed over
-      children.set(keyOf(...captured), child);
-      trace('early upstream spawned', { upstream: spec.name, pid: child.pid });
-    }
+    const children = await spawnEarly(load.createStdioTransport, specs, supervisorId);
     let done = false;
     const discard = () => {
       if (done) return;
       done = true;
-      for (const child of children.values()) kill(child);
+      for (const child of children.values()) killGroup(child);
       children.clear();
     };
     process.once('exit', discard);
@@ -131,12 +101,12 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
           ? layout
           : undefined,
       adopt(command, args, options) {
-        const key = keyOf(command, args, options);
+        const key = spawnKey(command, args, options);
         const child = children.get(key);
         if (!child) return undefined;
         children.delete(key);
         if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) {
-          kill(child);
+          killGroup(child);
           return undefined;
         }
         // the new owner waits for 'spawn', which this child emitted long ago

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import { hostname as osHostname } from 'node:os';
 import type { HttpUpstreamConfig, Layout } from '@mcppipe/config';
-import { expandUpstream } from '@mcppipe/config';
 import { McpPipeError } from '@mcppipe/errors';
 import { isValidUpstreamName } from '@mcppipe/namespace';
 import type { TunnelAuthMode } from './flags.js';
+import { zeroKnowledgeUpstream } from './zeroKnowledge.js';
 
 /** The tunnel flags of `mcppipe up` (DESIGN.md T2, T5, T7). */
 export interface TunnelFlags {
@@ -32,10 +32,6 @@ export interface TunnelPlan {
   /** `--hold-changed-tools` (E4). */
   holdChangedTools: boolean;
 }
-
-/** Seed 000's reason, quoted in the exit-2 message for `--zero-knowledge` with an aggregator layout (T7). */
-export const ZERO_KNOWLEDGE_AGGREGATOR_REASON =
-  'Zero-knowledge mode routes raw bytes and disables JSON-RPC parsing, so it cannot prefix or fan out — it is not compatible with the aggregator. Use it on a single-upstream tunnel.';
 
 const usage = (message: string): McpPipeError => new McpPipeError('MCPP_CLI_USAGE', message);
 
@@ -70,8 +66,8 @@ function isCidr(value: string): boolean {
  * @param host - the machine's host name (for the default subdomain)
  * @returns the plan, or undefined without `--tunnel`
  * @throws McpPipeError `MCPP_CLI_USAGE` (exit 2): a tunnel flag without `--tunnel`, no `--api-key`, a bad relay
- *   URL, subdomain or CIDR, or `--zero-knowledge` with an aggregator layout (seed 000's reason, T7) or a stdio
- *   upstream
+ *   URL, subdomain or CIDR, or (`zeroKnowledgeUpstream`) `--zero-knowledge` with an aggregator layout (seed 000's
+ *   reason, T7), a stdio upstream or a non-`http://` one
  */
 export function planTunnel(flags: TunnelFlags, layout: Layout, host?: string): TunnelPlan | undefined {
   if (flags.tunnel === undefined || flags.tunnel === '') {
@@ -123,33 +119,13 @@ export function planTunnel(flags: TunnelFlags, layout: Layout, host?: string): T
       throw usage(
         `--allow-ip ${JSON.stringify(cidr)} is not an address or CIDR (e.g. 203.0.113.0/24 or 2001:db8::/32)`,
       );
-  let zeroKnowledge: HttpUpstreamConfig | undefined;
-  if (flags.zeroKnowledge) {
-    const only = layout.upstreams[0];
-    if (layout.mode !== 'single' || layout.upstreams.length !== 1 || !only)
-      throw usage(
-        `--zero-knowledge cannot serve ${layout.upstreams.length} upstreams: ${ZERO_KNOWLEDGE_AGGREGATOR_REASON}`,
-      );
-    if (only.transport !== 'http')
-      throw usage(
-        '--zero-knowledge needs an HTTP upstream (--upstream URL): a stdio server speaks JSON-RPC lines, which the CLI must parse to serve them over HTTP, so its traffic cannot be relayed unparsed. Serve it over Streamable HTTP, or drop --zero-knowledge.',
-      );
-    const expanded = expandUpstream(only, process.env);
-    if (new URL(expanded.url).protocol !== 'http:')
-      throw usage(
-        `--zero-knowledge relays bytes to an http:// upstream; ${JSON.stringify(only.name)} is ${new URL(expanded.url).protocol}// (serve it on a local http:// address, or drop --zero-knowledge)`,
-      );
-    zeroKnowledge = expanded;
-  }
   return {
     relayUrl: url.href,
     apiKey: flags.apiKey,
     subdomain,
     auth: flags.tunnelAuth,
     allowIp,
-    zeroKnowledge,
+    zeroKnowledge: flags.zeroKnowledge ? zeroKnowledgeUpstream(layout) : undefined,
     holdChangedTools: flags.holdChangedTools,
   };
 }
-
-/** The running tunnel, as `runUp` sees it. */

@@ -1,24 +1,17 @@
 import type { AddressInfo } from 'node:net';
-import type { Layout } from '@mcppipe/config';
 import { McpPipeError } from '@mcppipe/errors';
-import { Supervisor } from '@mcppipe/supervisor';
-import { aggregatorPolicy } from '@mcppipe/upstream-state';
 import type { Logger } from 'pino';
 import type { UpArgs } from '../commands/up.js';
 import { createLogger } from '../logger.js';
-import type { Metrics } from '../metrics.js';
 import type { EarlyStart } from './early.js';
 import { takeEarlyStart } from './early.js';
 import { resolveLayout } from './layout.js';
 import { Shutdown } from './shutdown.js';
 import { countSpawns } from './spawns.js';
-import type { CountedSpawns } from './spawns.js';
-import { trace, tracing } from './trace.js';
+import { supervise } from './supervise.js';
+import { trace } from './trace.js';
 import { planTunnel } from './tunnelPlan.js';
 import { parseHostPort, version } from './util.js';
-
-/** Client capabilities mcppipe declares to upstreams: requests are bridged to the agent whose call is in flight. */
-const clientCapabilities = { sampling: {}, elicitation: { form: {} }, roots: {} };
 
 /**
  * `--transport stdio` serves one client on stdin/stdout: the flags that only mean something over HTTP sessions are
@@ -51,36 +44,10 @@ async function prepare(args: UpArgs, logger: Logger, early: EarlyStart | undefin
   return { layout, metrics, tunnelPlan };
 }
 
-/** Step 2: the supervisor over the layout's upstreams, spawning through the counting `spawn`. */
-function supervise(
-  steps: { layout: Layout; metrics: Metrics | undefined; spawns: CountedSpawns },
-  logger: Logger,
-  early: EarlyStart | undefined,
-): Supervisor {
-  const { layout, metrics } = steps;
-  const supervisor = new Supervisor({
-    ...(early && { id: early.supervisorId, reapOrphans: !early.reaped }),
-    upstreams: layout.upstreams,
-    policy: aggregatorPolicy(),
-    logger: logger.child({ component: 'supervisor' }),
-    clientCapabilities,
-    spawn: steps.spawns.spawn,
-  });
-  if (tracing)
-    supervisor.on('state_changed', (e) => trace('upstream state', { upstream: e.upstream, to: e.to }));
-  // the supervisor logs every transition itself; here they only feed the metrics
-  if (metrics) supervisor.on('state_changed', (e) => metrics.onStateChanged(e));
-  logger.info(
-    { upstreams: layout.upstreams.map((u) => u.name), mode: layout.mode },
-    `starting ${layout.upstreams.length} upstream(s)`,
-  );
-  return supervisor;
-}
-
 /**
  * `mcppipe up`: resolve the layout, start the upstreams (late ones join with a `list_changed`), load the serving side
  * while they start, listen, print the table and the URL, and stop cleanly on SIGINT/SIGTERM. Each step is a named
- * function in its own module: {@link countSpawns}, {@link Shutdown}, `composeServing`, `listenServing`,
+ * function in its own module: {@link countSpawns}, {@link supervise}, {@link Shutdown}, `composeServing`, `listenServing`,
  * `printStartup`; with `--transport stdio`, `serveStdioSteps` serves on stdin/stdout instead of listening, and the end
  * of stdin stops everything.
  *

@@ -1,7 +1,8 @@
 import { McpPipeError } from '@mcppipe/errors';
 import { validatePolicyConfig } from '@mcppipe/policy';
 import type { Argv, CommandModule } from 'yargs';
-import { DEFAULT_PORT, envVariable, flagsFromEnv, upOptions } from '../up/flags.js';
+import { envVariable, flagsFromEnv } from '../up/flagReaders.js';
+import { DEFAULT_PORT, upOptions } from '../up/flags.js';
 import type { LogLevel, TunnelAuthMode } from '../up/flags.js';
 import { trace } from '../up/trace.js';
 

@@ -1,6 +1,6 @@
-import { flagKinds } from './flags.js';
+import { flagKinds } from './flagReaders.js';
 
-// Read before yargs loads (cold start); the flag kinds come from the one table yargs uses (flags.ts).
+// Read before yargs loads (cold start); the flag kinds come from the one table yargs uses (flags.ts, read by flagReaders.ts).
 const { value: VALUE_FLAGS, array: ARRAY_FLAGS, boolean: BOOLEAN_FLAGS } = flagKinds;
 
 /** Short aliases of `up`'s flags (from the table: `-y` is `--yes`). */

@@ -1,5 +1,5 @@
 import { scanUpArgv } from './argv.js';
-import { envVariable } from './flags.js';
+import { envVariable } from './flagReaders.js';
 
 /** The source flags of `mcppipe up`, as yargs names them. */
 export interface SourceArgs {

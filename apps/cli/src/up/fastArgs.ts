@@ -2,7 +2,8 @@ import type { Options } from 'yargs';
 import { upCoercions } from '../commands/up.js';
 import type { UpArgs } from '../commands/up.js';
 import { scanUpArgv } from './argv.js';
-import { flagKinds, flagsFromEnv, upOptions } from './flags.js';
+import { flagKinds, flagsFromEnv } from './flagReaders.js';
+import { upOptions } from './flags.js';
 import type { UpFlag } from './flags.js';
 
 const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

@@ -1,16 +1,16 @@
 /**
  * The protected routes — `/hub`, `/mcp`, `/servers/<name>/mcp` and `/health` — in one encapsulated plugin
  * that owns stages 2–6 of the pipeline (DESIGN.md G5): origin check, bearer verification, audience check and
- * per-client gate as `onRequest` hooks, then the guarded body parser, then routing in the handlers.
+ * per-client gate as `onRequest` hooks, then the guarded body parser, then routing in the handlers. Which resource
+ * a request is for (the audience) is `protectedResources.ts`.
  *
  * @module
  */
 import { toJsonRpcError, upstreamUnavailableError } from '@mcppipe/aggregator';
 import type { McpHttpHost } from '@mcppipe/http';
-import { isValidUpstreamName } from '@mcppipe/namespace';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ToolCounter } from '../health.js';
-import { createAuthHook, protectedTarget, type ProtectedTarget } from '../pipeline/auth.js';
+import { createAuthHook } from '../pipeline/auth.js';
 import { registerBodyParser } from '../pipeline/body.js';
 import type { ClientGate } from '../pipeline/clientGate.js';
 import { createMcpErrorHandler } from '../pipeline/errorHandler.js';
@@ -19,23 +19,7 @@ import { createOriginGuard } from '../pipeline/origin.js';
 import { RPC, refuse } from '../pipeline/rpcError.js';
 import type { EndpointHosts } from '../proxy/hosts.js';
 import type { ResolvedDeps } from '../resolve.js';
-
-/** Most protected resources whose challenges are kept precomputed (server names come from request paths). */
-const MAX_CACHED_TARGETS = 1024;
-
-/**
- * The resource path a request is protected by: `/health` shares `/hub`'s; undefined for a malformed
- * server name (no resource exists for it).
- *
- * @param req - the request (its route already matched)
- */
-export function resourcePathOf(req: FastifyRequest): string | undefined {
-  const route = req.routeOptions.url;
-  if (route === '/hub' || route === '/health') return '/hub';
-  if (route === '/mcp') return '/mcp';
-  const name = (req.params as { name?: string }).name ?? '';
-  return isValidUpstreamName(name) ? `/servers/${name}/mcp` : undefined;
-}
+import { createResourceOf } from './protectedResources.js';
 
 /**
  * Registers the protected routes on an encapsulated instance.
@@ -50,8 +34,6 @@ export async function mcpRoutes(
   parts: { hosts: EndpointHosts; health: ToolCounter; gate: ClientGate },
 ): Promise<void> {
   const { observer, publicUrl, registry, logger } = deps;
-  // resource path → its precomputed challenges and canonical resource
-  const targets = new Map<string, ProtectedTarget>();
   instance.addHook(
     'onRequest',
     createOriginGuard({ publicUrl, loopback: deps.loopback, allowedOrigins: deps.allowedOrigins, observer }),
@@ -61,20 +43,7 @@ export async function mcpRoutes(
     createAuthHook({
       verifier: deps.verifier,
       observer,
-      resourceOf: (req) => {
-        const path = resourcePathOf(req);
-        if (path === undefined) return undefined;
-        const base = deps.baseUrlOf(req.headers.host); // the public URL, or the loopback spelling used
-        const key = base === publicUrl ? path : `${base}${path}`;
-        let target = targets.get(key);
-        if (target === undefined) {
-          // bounded: paths name servers that may not exist, so the table is cleared rather than grown
-          if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
-          target = protectedTarget(`${base}${path}`, `${base}/.well-known/oauth-protected-resource${path}`);
-          targets.set(key, target);
-        }
-        return target;
-      },
+      resourceOf: createResourceOf(publicUrl, deps.baseUrlOf),
     }),
   );
   instance.addHook('onRequest', createGateHook(parts.gate, observer));

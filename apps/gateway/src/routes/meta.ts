@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ResolvedDeps } from '../resolve.js';
-import { resourcePathOf } from './mcp.js';
+import { resourcePathOf } from './protectedResources.js';
 
 const PRM_PREFIX = '/.well-known/oauth-protected-resource';
 

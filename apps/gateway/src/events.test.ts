@@ -167,7 +167,7 @@ describe('gateway events API', () => {
     expect(refused.status).toBe(400);
     expect(await refused.json()).toMatchObject({
       error: 'MCPP_EVENTS_PRIVATE_TARGET',
-      message: expect.stringContaining('--webhooks-allow-private'),
+      message: expect.stringContaining('start the gateway with MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1'),
     });
     expect(await (await gw.api('/api/webhooks')).json()).toEqual({ webhooks: [] });
     expect((await gw.api('/api/webhooks/wh_nope', { method: 'DELETE' })).status).toBe(404);

@@ -20,7 +20,7 @@ import { openGatewayOAuth } from './oauth/provider.js';
 import { loopbackOrigins } from './pipeline/loopbackAliases.js';
 import { isLoopbackHost } from '@mcppipe/http';
 import type { GatewayOptions } from './options.js';
-import { listenOrExplain } from './listen.js';
+import { listenAppOrExplain, listenNodeLink } from './listen.js';
 import { layoutPolicy, watchLayout } from './reload.js';
 import { openEventsAndRelay } from './api/settingsOpen.js';
 import { openSharedState } from './scale/shared.js';
@@ -119,9 +119,9 @@ export async function startGateway(
   });
   aggregator.on('resource_updated', (uri) => app.gateway.hosts.aggregate?.notify.resourceUpdated(uri));
 
-  const address = await listenOrExplain(app, { host: options.host, port: options.port });
+  const address = await listenAppOrExplain(app, { host: options.host, port: options.port });
   if (tunnel) app.server.on('upgrade', tunnel.relay.onUpgrade);
-  await tunnel?.relay.cluster?.listen({ host: options.host, port: options.nodePort ?? 3100 }); // S2: peers only
+  await listenNodeLink(tunnel?.relay.cluster, { host: options.host, port: options.nodePort ?? 3100 }); // S2
   logger.info(
     { address, publicUrl, tunnelZone: options.tunnelZone, servers: layout.upstreams.map((u) => u.name) },
     `gateway listening on ${address}`,

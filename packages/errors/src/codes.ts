@@ -139,7 +139,7 @@ export const errorCodes = {
   // ── @mcppipe/events ───────────────────────────────────────────────────────────────
   /** A webhook subscription is invalid: the URL is not `http(s)://` with a host, or `events` is empty or names an unknown event type (E3); the message says which. */
   MCPP_EVENTS_INVALID_WEBHOOK: '@mcppipe/events',
-  /** A webhook target resolves to a loopback, private, link-local or otherwise non-public address (E3). Use a public URL, or start the server with `--webhooks-allow-private`. */
+  /** A webhook target resolves to a loopback, private, link-local or otherwise non-public address (E3). Use a public URL, or start the gateway with `MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1`. */
   MCPP_EVENTS_PRIVATE_TARGET: '@mcppipe/events',
   /** No webhook subscription has this id (removed, or another scope's). */
   MCPP_EVENTS_UNKNOWN_WEBHOOK: '@mcppipe/events',

@@ -20,7 +20,7 @@ export function privateTargetError(
   const via = host === address ? '' : ` (resolves to ${address})`;
   return new McpPipeError(
     'MCPP_EVENTS_PRIVATE_TARGET',
-    `webhook target ${host}${via} is a loopback, private or link-local address; use a public URL, or start the server with --webhooks-allow-private`,
+    `webhook target ${host}${via} is a loopback, private or link-local address; use a public URL, or start the gateway with MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1`,
     { data: { host, address } },
   );
 }

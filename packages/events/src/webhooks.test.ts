@@ -170,7 +170,7 @@ describe('WebhookDeliverer', () => {
     ]) {
       await expect(wh.create({ url, events: ['tool.changed'] })).rejects.toMatchObject({
         code: 'MCPP_EVENTS_PRIVATE_TARGET',
-        message: expect.stringContaining('--webhooks-allow-private'),
+        message: expect.stringContaining('start the gateway with MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1'),
       });
     }
     await expect(wh.create({ url: 'ftp://x.example/', events: ['tool.changed'] })).rejects.toMatchObject({

@@ -43,7 +43,7 @@ export interface WebhookDelivererOptions {
   store?: EventsStore;
   /** The store key of this scope, e.g. `webhooks` or `webhooks.<tunnel>`. Default `webhooks`. */
   storeKey?: string;
-  /** Allow targets on loopback, private and link-local addresses (`--webhooks-allow-private`). Default false. */
+  /** Allow targets on loopback, private and link-local addresses (`MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1` in the gateway). Default false. */
   allowPrivate?: boolean;
   /** Waits before the 2nd, 3rd, … attempt; attempts = length + 1. Default 5 s, 30 s, 2 min, 10 min, 45 min. */
   retryDelaysMs?: readonly number[];

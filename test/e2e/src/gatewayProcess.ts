@@ -177,16 +177,18 @@ export async function rawPartialPost(
  *
  * @param args - the subcommand and its flags
  * @param stdin - written to its stdin, then closed (a password for `--password-stdin`)
+ * @param env - added to this process's environment (e.g. `MCPPIPE_NODE_SECRET` for a server run that must fail)
  */
 export function gatewayCommand(
   args: string[],
   stdin?: string,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
       [gatewayCliPath, ...args],
-      { timeout: 60_000 },
+      { timeout: 60_000, env: { ...process.env, ...env } },
       (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );

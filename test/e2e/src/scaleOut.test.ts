@@ -7,7 +7,7 @@
 import { createServer, connect } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { join } from 'node:path';
-import { startRedis, waitFor } from '@mcppipe/test-utils';
+import { freePort, startRedis, waitFor } from '@mcppipe/test-utils';
 import type { RunningRedis } from '@mcppipe/test-utils';
 import { connectTunnel, forwardToLoopback } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
@@ -135,6 +135,26 @@ describe('two gateway nodes sharing one Redis: tunnels (S2)', () => {
     });
     session.close();
     expect(status).toBe(401);
+  });
+
+  it("a third node on node A's node port exits naming the address and --node-port, not as an unexpected error", async () => {
+    const nodePort = /node link listening on http:\/\/127\.0\.0\.1:(\d+)"/.exec(a.stderr())![1]!;
+    const r = await gatewayCommand(
+      [
+        ...['--config', join(dir, 'a.json'), '--data-dir', join(dir, 'c'), '--redis', redis.url],
+        ...['--tunnel-zone', 'tunnel.test', '--port', String(await freePort()), '--node-port', nodePort],
+      ],
+      undefined,
+      {
+        MCPPIPE_NODE_SECRET: 'a third node with the same node secret as a and b',
+        MCPPIPE_ADMIN_PASSWORD: 'x'.repeat(16),
+      },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(
+      `mcppipe-gateway: cannot listen on 127.0.0.1:${nodePort}: the address is already in use; choose another with --node-port (or MCPPIPE_NODE_PORT)`,
+    );
+    expect(r.stderr).not.toContain('unexpected error');
   });
 
   it('a key revoked with `keys revoke --redis` is refused on node B within a second', async () => {

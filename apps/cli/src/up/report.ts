@@ -58,7 +58,8 @@ export function renamedLines(diagnostics: readonly UpstreamDiagnostics[]): strin
 /**
  * Prints the endpoint URL and a ready-to-paste line for adding it to a client; with `--transport stdio` (no URL), that
  * it serves on stdin/stdout; with a connected tunnel (T2) the line under the table names the public URL and the
- * client line uses it. Always to stderr: stdout may be the MCP channel.
+ * client line uses it; with `--tunnel-auth api-key` the Claude Code line adds the key as a header, named by its
+ * variable (`$MCPPIPE_API_KEY`), never its value. Always to stderr: stdout may be the MCP channel.
  */
 export function printReady(
   url: string | undefined,
@@ -66,7 +67,7 @@ export function printReady(
     hub: boolean;
     metrics: AddressInfo | undefined;
     mode: 'single' | 'aggregate';
-    tunnel?: { line: string; publicUrl: string | undefined } | undefined;
+    tunnel?: { line: string; publicUrl: string | undefined; auth?: string } | undefined;
   },
 ): void {
   const single = extra.mode === 'single' ? ' (single upstream, forwarded verbatim)' : '';
@@ -78,12 +79,17 @@ export function printReady(
     return;
   }
   const paste = extra.tunnel?.publicUrl ?? url;
+  // an api-key tunnel answers 401 without the owner's key (T5): the pasted line must carry it
+  const header =
+    extra.tunnel?.publicUrl && extra.tunnel.auth === 'api-key'
+      ? ' --header "Authorization: Bearer $MCPPIPE_API_KEY"'
+      : '';
   const lines = [
     `mcppipe: serving ${url}${single}`,
     ...(extra.hub ? [`mcppipe: hub at ${url.replace(/\/mcp$/, '/hub')}`] : []),
     ...metrics,
     ...(extra.tunnel ? [`mcppipe: ${extra.tunnel.line}`] : []),
-    `  add it to Claude Code:  claude mcp add --transport http mcppipe ${paste}`,
+    `  add it to Claude Code:  claude mcp add --transport http mcppipe ${paste}${header}`,
     `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${paste} --method tools/list`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);

@@ -71,7 +71,11 @@ export async function printStartup(r: StartupReport): Promise<void> {
     clearTimeout(tunnelWait);
     if (r.stopping()) return;
   }
-  const tunnel = r.tunnel && { line: r.tunnel.line(), publicUrl: r.tunnel.client.publicUrl };
+  const tunnel = r.tunnel && {
+    line: r.tunnel.line(),
+    publicUrl: r.tunnel.client.publicUrl,
+    auth: r.tunnel.auth,
+  };
   printReady(url, { ...extra, tunnel });
   if (settled) return;
   await allSettled;

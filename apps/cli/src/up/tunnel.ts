@@ -7,6 +7,8 @@ import type { TunnelPlan } from './tunnelPlan.js';
 
 export interface RunningTunnel {
   readonly client: TunnelClient;
+  /** Who may call the public URL (`--tunnel-auth`): the client line adds the key header for `api-key`. */
+  readonly auth: TunnelPlan['auth'];
   /** One line for the startup table: `tunnel https://… (connected)` or `tunnel … (reconnecting: …)`. */
   line(): string;
   /** Closes the tunnel (the relay frees the subdomain at once) and, in zero-knowledge mode, the loopback pool. */
@@ -122,6 +124,7 @@ export async function startTunnel(
     );
   return {
     client,
+    auth: plan.auth,
     line() {
       const s = last;
       const where = client.publicUrl ?? plan.relayUrl;

@@ -24,7 +24,7 @@ import { pinnedRegistry, type PinnedRegistry } from '@mcppipe/aggregator';
 export interface GatewayEventsOptions {
   /** Where webhooks and pins are kept. Default memory. */
   store?: EventsStore;
-  /** `--webhooks-allow-private`. Default false. */
+  /** `MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1`. Default false. */
   allowPrivate?: boolean;
   /** `hold-changed-tools`. Default false. */
   holdChangedTools?: boolean;
@@ -101,7 +101,7 @@ export async function createGatewayEvents(
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
 
 /**
- * The gateway's events settings from its environment: `MCPPIPE_WEBHOOKS_ALLOW_PRIVATE` (`--webhooks-allow-private`),
+ * The gateway's events settings from its environment: `MCPPIPE_WEBHOOKS_ALLOW_PRIVATE`,
  * `MCPPIPE_HOLD_CHANGED_TOOLS` (`hold-changed-tools`); webhooks and pins are kept in `<dataDir>/events/`.
  *
  * @param env - the environment

@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { printReady } from './report.js';
+
+const PUBLIC = 'http://laptop--alice.tunnel.localhost:3000/mcp';
+
+/** What printReady writes to stderr. */
+function ready(tunnel: Parameters<typeof printReady>[1]['tunnel']): string {
+  const write = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  printReady('http://127.0.0.1:8808/mcp', { hub: false, metrics: undefined, mode: 'aggregate', tunnel });
+  return write.mock.calls.map((c) => String(c[0])).join('');
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('printReady: the client line of a tunnel', () => {
+  it('adds the key header, by variable, to the Claude Code line of an api-key tunnel', () => {
+    const out = ready({
+      line: `tunnel ${PUBLIC} (connected; auth api-key)`,
+      publicUrl: PUBLIC,
+      auth: 'api-key',
+    });
+    expect(out).toContain(
+      `  add it to Claude Code:  claude mcp add --transport http mcppipe ${PUBLIC} --header "Authorization: Bearer $MCPPIPE_API_KEY"\n`,
+    );
+  });
+
+  it('adds no header for oauth, or before the tunnel connected (the local URL is pasted)', () => {
+    const oauth = ready({
+      line: `tunnel ${PUBLIC} (connected; auth oauth)`,
+      publicUrl: PUBLIC,
+      auth: 'oauth',
+    });
+    expect(oauth).toContain(`claude mcp add --transport http mcppipe ${PUBLIC}\n`);
+    const pending = ready({
+      line: 'tunnel … (connecting; auth api-key)',
+      publicUrl: undefined,
+      auth: 'api-key',
+    });
+    expect(pending).toContain('claude mcp add --transport http mcppipe http://127.0.0.1:8808/mcp\n');
+    expect(pending).not.toContain('Authorization');
+  });
+});

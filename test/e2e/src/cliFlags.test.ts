@@ -1,5 +1,5 @@
 // The A7/A8 flag rules exactly as a user sees them: message on stderr and exit code 2.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixturePath, freePort, runCli, startCli } from '@mcppipe/test-utils';
@@ -29,12 +29,15 @@ describe('mcppipe up: source flag errors (A7, A8)', () => {
   });
 
   it("accepts the supervisor's own MCPPIPE_* variables (policy knobs, a parent supervisor's marks)", async () => {
+    // marks of a LIVE parent supervisor (this test process, its real start time): marks of a dead one would make
+    // the CLI an orphan that any mcppipe starting at the same time (another suite) rightly reaps
+    const stat = readFileSync('/proc/self/stat', 'utf8');
     const env = {
       MCPPIPE_UPSTREAM_MAX_ATTEMPTS: '3',
       MCPPIPE_UPSTREAM_FAILED_AFTER_SECS: '60',
       MCPPIPE_SUPERVISOR_ID: '8b1e2f0a-0000-4000-8000-000000000000',
-      MCPPIPE_SUPERVISOR_PID: '1',
-      MCPPIPE_SUPERVISOR_START: '12345',
+      MCPPIPE_SUPERVISOR_PID: String(process.pid),
+      MCPPIPE_SUPERVISOR_START: stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]!,
       MCPPIPE_SUPERVISOR_CHILD: '1',
     };
     // the invalid name is reported: the variables got past yargs' strict parsing

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { isIP } from 'node:net';
 import { McpPipeError } from '@mcppipe/errors';
+import { parseCidr } from '@mcppipe/http';
 
 /** A usage error naming the flag. */
 export const usage = (message: string) => new McpPipeError('MCPP_CLI_USAGE', message);
@@ -22,11 +22,7 @@ export function parseTrustedProxies(raw: string | undefined): string[] {
   const items = (raw ?? '').split(/[\s,]+/).filter(Boolean);
   for (const item of items) {
     if (NAMED_RANGES.has(item)) continue;
-    const [address = '', prefix, extra] = item.split('/');
-    const family = isIP(address);
-    const max = family === 4 ? 32 : 128;
-    const okPrefix = prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max);
-    if (family === 0 || !okPrefix || extra !== undefined) {
+    if (parseCidr(item) === undefined) {
       throw usage(
         `TRUSTED_PROXIES: "${item}" is not an address or CIDR (a hop count is not accepted; list the proxies' addresses, e.g. 10.0.0.0/8)`,
       );

@@ -17,6 +17,7 @@ it('exports exactly the public API', () => {
     'exceedsDepth',
     'isInitializeBody',
     'isLoopbackHost',
+    'parseCidr',
     'readJsonBody',
     'sendJsonRpcError',
     'serverTimeoutOptions',

@@ -29,4 +29,6 @@ export {
 } from './limits.js';
 export type { HttpTimeouts } from './limits.js';
 export { createHostOriginPolicy, isLoopbackHost } from './loopback.js';
+export { parseCidr } from './cidr.js';
+export type { Cidr } from './cidr.js';
 export type { HostOriginPolicy, HostOriginPolicyOptions } from './loopback.js';

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { isIP } from 'node:net';
 import { hostname as osHostname } from 'node:os';
 import type { HttpUpstreamConfig, Layout } from '@mcppipe/config';
 import { McpPipeError } from '@mcppipe/errors';
+import { parseCidr } from '@mcppipe/http';
 import { isValidUpstreamName } from '@mcppipe/namespace';
 import type { TunnelAuthMode } from './flags.js';
 import { zeroKnowledgeUpstream } from './zeroKnowledge.js';
@@ -48,14 +48,6 @@ export function defaultSubdomain(upstreamNames: readonly string[], host: string 
     .update(`${host}\n${[...upstreamNames].sort().join('\n')}`)
     .digest('hex');
   return `mcp-${digest.slice(0, 8)}`;
-}
-
-/** Whether `value` is an IP address or a CIDR (`10.0.0.0/8`, `2001:db8::/32`). */
-function isCidr(value: string): boolean {
-  const [address = '', prefix, extra] = value.split('/');
-  const family = isIP(address);
-  if (family === 0 || extra !== undefined) return false;
-  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
 }
 
 /**
@@ -115,7 +107,7 @@ export function planTunnel(flags: TunnelFlags, layout: Layout, host?: string): T
     .map((v) => v.trim())
     .filter(Boolean);
   for (const cidr of allowIp)
-    if (!isCidr(cidr))
+    if (parseCidr(cidr) === undefined)
       throw usage(
         `--allow-ip ${JSON.stringify(cidr)} is not an address or CIDR (e.g. 203.0.113.0/24 or 2001:db8::/32)`,
       );

@@ -28,6 +28,10 @@ describe('tunnel settings body', () => {
     expect(mergeSettings({ limits: { callsPerMinute: 0 } }, {}, false)).toMatch(/^limits\.callsPerMinute: /);
     expect(mergeSettings({ limits: { callsPerMinute: 1.5 } }, {}, false)).toMatch(/integer/);
     expect(mergeSettings({ allow: ['10.0.0.0/40'] }, {}, false)).toMatch(/allow: "10\.0\.0\.0\/40"/);
+    // an empty prefix was read as /0: an allowlist saved to narrow the tunnel opened it to every address
+    expect(mergeSettings({ allow: ['10.0.0.0/'] }, {}, false)).toMatch(
+      /allow: "10\.0\.0\.0\/" is not an address/,
+    );
     expect(mergeSettings({ capture: { values: 'yes' } }, {}, false)).toMatch(/^capture: /);
     expect(mergeSettings({ holdChangedTools: 1 }, {}, false)).toMatch(/^holdChangedTools: /);
   });

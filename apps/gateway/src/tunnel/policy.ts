@@ -6,6 +6,7 @@
  * @module
  */
 import { BlockList, isIP } from 'node:net';
+import { parseCidr } from '@mcppipe/http';
 
 /** The metadata keys the relay reads (documented in packages/tunnel/README.md). */
 export const POLICY_KEYS = { auth: 'auth', allow: 'allow' } as const;
@@ -35,13 +36,10 @@ export function parsePolicy(metadata: Readonly<Record<string, string>>): TunnelP
   if (items.length === 0) return { auth: auth as TunnelAuthMode, allow: undefined };
   const allow = new BlockList();
   for (const item of items) {
-    const [address = '', prefix, extra] = item.split('/');
-    const family = isIP(address);
-    const max = family === 4 ? 32 : 128;
-    const bits = prefix === undefined ? max : Number(prefix);
-    if (family === 0 || extra !== undefined || !/^\d{1,3}$/.test(String(bits)) || bits > max)
+    const cidr = parseCidr(item);
+    if (cidr === undefined)
       return `allow: "${item}" is not an address or CIDR (e.g. 10.0.0.0/8, 2001:db8::/32)`;
-    allow.addSubnet(address, bits, family === 4 ? 'ipv4' : 'ipv6');
+    allow.addSubnet(cidr.address, cidr.prefix, cidr.family);
   }
   return { auth: auth as TunnelAuthMode, allow };
 }

@@ -21,6 +21,14 @@ const USAGE = new Set([
   'MCPP_OAUTH_ACCOUNT_INVALID',
 ]);
 
+/** The settings read from the environment only (secrets stay out of `ps`), shown under `--help`. */
+const ENVIRONMENT_ONLY = `Read from the environment only (docs/gateway.md):
+  MCPPIPE_ADMIN_PASSWORD       the owner password (or MCPPIPE_ADMIN_PASSWORD_HASH: hash-password)
+  MCPPIPE_API_TOKEN            admin bearer token of the /api routes (unset: none)
+  MCPPIPE_NODE_SECRET          --redis with --tunnel-zone: 32+ characters, the same on every node
+  MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1  webhook targets on loopback and private addresses allowed
+  MCPPIPE_HOLD_CHANGED_TOOLS=1      changed tools hidden until accepted`;
+
 /**
  * Runs the CLI.
  *
@@ -38,6 +46,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       .command(accountsCommand)
       .command(keysCommand)
       .strict()
+      .epilogue(ENVIRONMENT_ONLY)
       .wrap(Math.min(110, process.stderr.columns ?? 100))
       .fail((msg, err) => {
         if (err) throw err;

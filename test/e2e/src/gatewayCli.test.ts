@@ -47,6 +47,18 @@ describe('mcppipe-gateway flags', () => {
     expect(r.stderr).toContain('PUBLIC_URL (--public-url) is required when binding 0.0.0.0');
   });
 
+  it('--help lists the settings read from the environment only (the secrets a node refuses to start without)', async () => {
+    const r = await run(['--help']);
+    expect(r.code).toBe(0);
+    for (const name of [
+      'MCPPIPE_ADMIN_PASSWORD',
+      'MCPPIPE_API_TOKEN',
+      'MCPPIPE_NODE_SECRET',
+      'MCPPIPE_WEBHOOKS_ALLOW_PRIVATE',
+    ])
+      expect(r.stdout).toContain(`\n  ${name}`);
+  });
+
   it('refuses a hop count in TRUSTED_PROXIES', async () => {
     const r = await run(['--config', join(dir, 'mcp.json')], '', { TRUSTED_PROXIES: '1' });
     expect(r.code).toBe(2);

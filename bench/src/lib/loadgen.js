@@ -259,8 +259,10 @@ function percentile(sorted, p) {
  * @param {number} o.maxMs bound on the measured window
  * @param {Record<string, number>} [o.watch] processes to sample: label → pid (self and descendants apart)
  * @param {number} [o.firstId] first JSON-RPC id (ids are unique across one run)
+ * @param {number} [o.perSecond] offered load: call n starts no earlier than n / perSecond s after the start
+ *   (default: closed loop, each worker's next call as soon as its last one is answered)
  */
-export async function runLoad({ driver, concurrency, maxCalls, maxMs, watch = {}, firstId = 1 }) {
+export async function runLoad({ driver, concurrency, maxCalls, maxMs, watch = {}, firstId = 1, perSecond }) {
   const agent = agentFor(concurrency);
   try {
     const contexts = await Promise.all(Array.from({ length: concurrency }, () => driver.setup(agent)));
@@ -279,7 +281,13 @@ export async function runLoad({ driver, concurrency, maxCalls, maxMs, watch = {}
     const deadline = t0 + maxMs;
     const worker = async (ctx) => {
       while (issued < maxCalls && performance.now() < deadline) {
-        const id = firstId + issued++;
+        const n = issued++;
+        const id = firstId + n;
+        if (perSecond !== undefined) {
+          const wait = t0 + (n * 1000) / perSecond - performance.now();
+          if (wait > 1) await new Promise((r) => setTimeout(r, wait));
+          if (performance.now() >= deadline) break;
+        }
         ctx.answeredAt = undefined;
         const start = performance.now();
         try {

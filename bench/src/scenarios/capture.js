@@ -227,6 +227,10 @@ export async function capture(cfg, log, options = {}) {
   const offEnv = control ? {} : { MCPPIPE_CAPTURE: 'off' };
   // MCPPIPE_BENCH_R10_SIMULTANEOUS=1: both sides of a round run at the same time; default: one after the other
   const simultaneous = process.env.MCPPIPE_BENCH_R10_SIMULTANEOUS === '1';
+  // MCPPIPE_BENCH_R10_RATE=N: both sides get the same offered load, N calls/s (below saturation), instead of a
+  // closed loop; at saturation a side that costs more per call also answers fewer calls per second, and a relay that
+  // answers fewer coalesces less per WebSocket message and per turn, which raises its cost per call again
+  const rate = Number(process.env.MCPPIPE_BENCH_R10_RATE) || undefined;
   const blocks = cfg.quick ? 1 : Math.max(2 * cfg.rounds, 6);
   const perBlock = cfg.quick ? 1 : 2; // rounds of each phase per block: on/off then off/on, so the order cancels
   const runMs = cfg.quick ? cfg.c16Ms : 2_000;
@@ -239,8 +243,9 @@ export async function capture(cfg, log, options = {}) {
       headers: { authorization: `Bearer ${r.key}` },
     });
   let id = 1;
-  const load = async (relay, calls, ms, idOffset = 0) => {
+  const load = async (relay, calls, ms, idOffset = 0, perSecond = undefined) => {
     const r = await runLoad({
+      ...(perSecond !== undefined && { perSecond }),
       driver: driver(relay),
       concurrency: 16,
       maxCalls: calls,
@@ -264,10 +269,12 @@ export async function capture(cfg, log, options = {}) {
       const round = async (n, label) => {
         const order = n % 2 ? ['off', 'on'] : ['on', 'off'];
         const rs = simultaneous
-          ? await Promise.all(order.map((k, i) => load(targets[k], cfg.c16Calls, runMs, i * 10_000_000)))
+          ? await Promise.all(
+              order.map((k, i) => load(targets[k], cfg.c16Calls, runMs, i * 10_000_000, rate)),
+            )
           : [
-              await load(targets[order[0]], cfg.c16Calls, runMs),
-              await load(targets[order[1]], cfg.c16Calls, runMs),
+              await load(targets[order[0]], cfg.c16Calls, runMs, 0, rate),
+              await load(targets[order[1]], cfg.c16Calls, runMs, 0, rate),
             ];
         const at = `block ${b + 1}/${blocks} round ${n + 1}`;
         order.forEach((k, i) => log(`  R10 ${at} ${label(k)}: c=16 ${describeRun(rs[i])}${relayCpu(rs[i])}`));

@@ -2,7 +2,7 @@
  * The per-tunnel event-scope routes as plain requests (E2–E4; issue 20's scale-out gap): each `/api/tunnels/:id/…`
  * request of the Upstreams and Tools sections, the tunnel's webhooks and the events after an id becomes a
  * {@link ScopeOp}, answered by {@link scopeAnswer} on the node holding the tunnel: here, or on another node over
- * the node link (one named node call, {@link TUNNEL_SCOPE_CALL}, whose handler never forwards again).
+ * the node link (one named node call, `SCOPE_CALLS.scope`, whose handler never forwards again).
  *
  * @module
  */

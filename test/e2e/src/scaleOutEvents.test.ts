@@ -10,7 +10,7 @@ import { fixturePath, readSse, waitFor } from '@mcppipe/test-utils';
 import type { RunningCli, SseEvent } from '@mcppipe/test-utils';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from './gatewayProcess.js';
-import { node, nodeApi, startNodePair, startTunnelCli } from './tunnelStack.js';
+import { node, nodeApi, scopeRoutes, startNodePair, startTunnelCli } from './tunnelStack.js';
 import type { NodePair } from './tunnelStack.js';
 
 const TUNNEL = 'evts--alice';
@@ -193,19 +193,7 @@ describe('two gateway nodes on one Redis: the events API of a tunnel on the node
   }, 90_000);
 
   it("bob's key gets 404 on node B for every route of alice's tunnel", async () => {
-    const routes: [string, string][] = [
-      ['GET', `/api/tunnels/${TUNNEL}/upstreams`],
-      ['GET', `/api/tunnels/${TUNNEL}/upstreams/stream`],
-      ['POST', `/api/tunnels/${TUNNEL}/upstreams/probe/reconnect`],
-      ['GET', `/api/tunnels/${TUNNEL}/tools`],
-      ['POST', `/api/tunnels/${TUNNEL}/tools/probe__pid/accept`],
-      ['GET', `/api/tunnels/${TUNNEL}/webhooks`],
-      ['POST', `/api/tunnels/${TUNNEL}/webhooks`],
-      ['DELETE', `/api/tunnels/${TUNNEL}/webhooks/wh_x`],
-      ['GET', `/api/tunnels/${TUNNEL}/webhooks/wh_x/deliveries`],
-    ];
-    for (const [method, path] of routes) {
-      const body = method === 'POST' ? JSON.stringify({ url: 'http://127.0.0.1:9/', events: [] }) : undefined;
+    for (const { method, path, body } of scopeRoutes(TUNNEL, { upstream: 'probe', tool: 'probe__pid' })) {
       const res = await nodeApi(b, path, keys['bob']!, { method, ...(body && { body }) });
       expect([method, path, res.status, res.body['error']]).toEqual([method, path, 404, 'not_found']);
     }

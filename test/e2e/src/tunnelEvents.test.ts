@@ -13,7 +13,7 @@ import { connectTunnel } from '@mcppipe/tunnel';
 import type { TunnelClient } from '@mcppipe/tunnel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningGateway } from './gatewayProcess.js';
-import { node, startTunnelCli, startTunnelGateway } from './tunnelStack.js';
+import { node, scopeRoutes, startTunnelCli, startTunnelGateway } from './tunnelStack.js';
 import type { TunnelGateway } from './tunnelStack.js';
 
 interface Evt {
@@ -218,19 +218,7 @@ describe('events through a tunnel (issue 18)', () => {
   }, 90_000);
 
   it("another account's key gets 404 on every route of the tunnel; no key gets 401", async () => {
-    const routes: [string, string][] = [
-      ['GET', `/api/tunnels/${TUNNEL}/upstreams`],
-      ['GET', `/api/tunnels/${TUNNEL}/upstreams/stream`],
-      ['POST', `/api/tunnels/${TUNNEL}/upstreams/probe/reconnect`],
-      ['GET', `/api/tunnels/${TUNNEL}/tools`],
-      ['POST', `/api/tunnels/${TUNNEL}/tools/docs__search/accept`],
-      ['GET', `/api/tunnels/${TUNNEL}/webhooks`],
-      ['POST', `/api/tunnels/${TUNNEL}/webhooks`],
-      ['DELETE', `/api/tunnels/${TUNNEL}/webhooks/wh_x`],
-      ['GET', `/api/tunnels/${TUNNEL}/webhooks/wh_x/deliveries`],
-    ];
-    for (const [method, path] of routes) {
-      const body = method === 'POST' ? JSON.stringify({ url: 'http://127.0.0.1:9/', events: [] }) : undefined;
+    for (const { method, path, body } of scopeRoutes(TUNNEL, { upstream: 'probe', tool: 'docs__search' })) {
       const res = await api(path, 'bob', { method, ...(body && { body }) });
       expect([method, path, res.status]).toEqual([method, path, 404]);
       expect(((await res.json()) as { error: string }).error).toBe('not_found');

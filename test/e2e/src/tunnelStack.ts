@@ -365,3 +365,34 @@ export async function echoThrough(
   });
   return { status: res.status, body: await res.text() };
 }
+
+/** One request of a tunnel's event-scope API (E2–E4): method, path and, for a POST, a JSON body. */
+export interface ScopeRoute {
+  method: string;
+  path: string;
+  body?: string;
+}
+
+/**
+ * Every route of a tunnel's event-scope API (the Upstreams and Tools sections and the webhooks), for the owner-scoping
+ * checks: another account must get the same 404 on each.
+ *
+ * @param tunnel - the tunnel id `<subdomain>--<account>`
+ * @param names - an upstream and an exposed tool name of the tunnel (for reconnect and accept)
+ * @returns the nine requests, a POST with a webhook body
+ */
+export function scopeRoutes(tunnel: string, names: { upstream: string; tool: string }): ScopeRoute[] {
+  const base = `/api/tunnels/${tunnel}`;
+  const webhook = JSON.stringify({ url: 'http://127.0.0.1:9/', events: [] });
+  return [
+    { method: 'GET', path: `${base}/upstreams` },
+    { method: 'GET', path: `${base}/upstreams/stream` },
+    { method: 'POST', path: `${base}/upstreams/${names.upstream}/reconnect`, body: webhook },
+    { method: 'GET', path: `${base}/tools` },
+    { method: 'POST', path: `${base}/tools/${names.tool}/accept`, body: webhook },
+    { method: 'GET', path: `${base}/webhooks` },
+    { method: 'POST', path: `${base}/webhooks`, body: webhook },
+    { method: 'DELETE', path: `${base}/webhooks/wh_x` },
+    { method: 'GET', path: `${base}/webhooks/wh_x/deliveries` },
+  ];
+}

@@ -6,8 +6,8 @@
  * Many nodes (issue 20): a tunnel held by another node is recorded there, and its exchanges reach this node only
  * through the ring shared in the store. While this node has Live viewers of such a tunnel it reads the newest
  * entries of that ring every `pollMs` (one read per tunnel, however many viewers; `liveShared.ts`) and streams the
- * ones it has not seen. The holding node does nothing more than it already does (it writes the ring anyway): nothing per exchange
- * when no one watches anywhere, and no pub/sub channel to keep.
+ * ones it has not seen. The holding node does nothing more than it already does (it writes the ring anyway):
+ * nothing per exchange when no one watches anywhere, and no pub/sub channel to keep.
  *
  * @module
  */

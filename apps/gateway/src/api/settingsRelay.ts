@@ -16,12 +16,12 @@ import { effectiveSettings } from './settingsBody.js';
 import type { StoredSettings } from './settingsBody.js';
 import type { TunnelSettingsStore } from './settingsStore.js';
 
-/** What the relay hook asks of the stored settings. */
 /** What the enforcer reads of a tunnel: held here (a `Tunnel`) or by another node (its `TunnelOwner` record). */
 export type SettingsSubject = Pick<Tunnel, 'subdomain' | 'account' | 'metadata'> & {
   zeroKnowledge?: boolean;
 };
 
+/** What the relay hook asks of the stored settings. */
 export interface SettingsEnforcer {
   /** The owner's access policy for the tunnel, or undefined when none is stored (the metadata's applies). */
   policy(tunnel: SettingsSubject): TunnelPolicy | string | undefined;

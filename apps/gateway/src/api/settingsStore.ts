@@ -1,6 +1,7 @@
 /**
  * Where tunnel settings live on the relay: `<dataDir>/tunnel-settings.json` (read and written by `settingsFile.ts`),
- * keyed by tunnel id `<subdomain>--<account>`, so they survive reconnects and restarts. Reads are from memory; each `put` replaces the entry's object (the relay caches per object).
+ * keyed by tunnel id `<subdomain>--<account>`, so they survive reconnects and restarts. Reads are from memory; each
+ * `put` replaces the entry's object (the relay caches per object).
  * Many nodes (S1, `--redis`): the settings live in the store's `tunnelSettings` collection, shared by every node; a
  * `put` on any node is published on the `tunnel-settings` channel and every node reloads that entry at once (and
  * all of them every {@link SHARED_SETTINGS_POLL_MS}, for messages lost while Redis was away), so the owner's auth

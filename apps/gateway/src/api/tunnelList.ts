@@ -7,6 +7,7 @@
 import type { TunnelScopes, TunnelSummary } from '@mcppipe/events';
 import type { NodeCallAnswer, TunnelCluster, TunnelOwner } from '@mcppipe/tunnel';
 import { SCOPE_CALLS } from './scopeCall.js';
+import { tunnelId } from './settingsRelay.js';
 
 /**
  * Merges this node's tunnel list with the tunnels other nodes hold (the rule of `GET /api/tunnels` on many nodes):
@@ -41,7 +42,7 @@ export function mergeTunnelLists(
  */
 export function summaryOfOwner(o: TunnelOwner, publicUrl: string): TunnelSummary {
   return {
-    id: `${o.subdomain}--${o.account}`,
+    id: tunnelId(o),
     subdomain: o.subdomain,
     account: o.account,
     publicUrl,
@@ -75,7 +76,7 @@ export async function remoteSummaries(deps: TunnelListDeps, account: string): Pr
     if (o.account === account) byNode.set(o.node, [...(byNode.get(o.node) ?? []), o]);
   const lists = await Promise.all(
     [...byNode.values()].map(async (owners) => {
-      const ids = owners.map((o) => `${o.subdomain}--${o.account}`);
+      const ids = owners.map(tunnelId);
       const answer = await deps.cluster
         .call(owners[0]!, SCOPE_CALLS.list, { account, ids })
         .catch((): NodeCallAnswer => ({ status: 503, body: null }));

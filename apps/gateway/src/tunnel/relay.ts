@@ -14,6 +14,7 @@ import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth
 import { TunnelRegistry } from '@mcppipe/tunnel';
 import type { TunnelEvent } from '@mcppipe/tunnel';
 import type { SettingsEnforcer } from '../api/settingsRelay.js';
+import { tunnelId } from '../api/settingsRelay.js';
 import type { TunnelCluster } from '@mcppipe/tunnel';
 import type { Logger } from '../types.js';
 import type { ZoneConfig } from './address.js';
@@ -85,7 +86,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     return n;
   };
   const publicUrl = (subdomain: string, account: string) =>
-    `${tunnelBases(zone, `${subdomain}--${account}`).host}/mcp`;
+    `${tunnelBases(zone, tunnelId({ subdomain, account })).host}/mcp`;
   const registry = new TunnelRegistry({
     authenticate: (key) => Promise.resolve(accounts.authenticateKey(key)),
     publicUrl,
@@ -94,7 +95,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     onEvent: (e) => {
       deps.onTunnelEvent?.(e, registry);
       if (e.type !== 'tunnel.connected') return void cluster?.release(e.tunnelId, e.subdomain);
-      seen.add(`${e.subdomain}--${e.account}`);
+      seen.add(tunnelId(e));
       const info = registry.list().find((t) => t.id === e.tunnelId);
       if (info) void cluster?.claim(info);
       if (info?.metadata[POLICY_KEYS.auth] === 'none')

@@ -9,6 +9,7 @@
 import type { TunnelCluster, TunnelRegistry } from '@mcppipe/tunnel';
 import type { ZoneConfig } from './address.js';
 import { tunnelBases } from './address.js';
+import { tunnelId } from '../api/settingsRelay.js';
 
 /**
  * Builds the reader of the tunnels' resources.
@@ -26,7 +27,7 @@ export function tunnelResources(
   return () => {
     const map = new Map<string, string>();
     for (const t of [...(cluster?.remoteTunnels() ?? []), ...registry.list()]) {
-      const bases = tunnelBases(zone, `${t.subdomain}--${t.account}`);
+      const bases = tunnelBases(zone, tunnelId(t));
       map.set(`${bases.host}/mcp`, t.account).set(`${bases.path}/mcp`, t.account);
     }
     return map;

@@ -1,6 +1,6 @@
 /**
- * Revoked API keys close their tunnels (DESIGN.md T1: keys are revocable): the relay watches the accounts file, so a key revoked by
- * `mcppipe-gateway keys revoke` in another process closes its live tunnels within a second.
+ * Revoked API keys close their tunnels (DESIGN.md T1: keys are revocable): the relay watches the accounts file, so
+ * a key revoked by `mcppipe-gateway keys revoke` in another process closes its live tunnels within a second.
  *
  * @module
  */

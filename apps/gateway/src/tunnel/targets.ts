@@ -8,7 +8,7 @@
 import type { ExchangeCapture } from '@mcppipe/capture';
 import type { ForwardExchange, Tunnel, TunnelCluster, TunnelRegistry } from '@mcppipe/tunnel';
 import type { SettingsEnforcer } from '../api/settingsRelay.js';
-import { forwardGated } from '../api/settingsRelay.js';
+import { forwardGated, tunnelId } from '../api/settingsRelay.js';
 import type { TunnelAddress } from './address.js';
 import type { TunnelPolicy } from './policy.js';
 import { parsePolicy } from './policy.js';
@@ -56,7 +56,7 @@ export function createTargetFinder(
   const deliver = (t: Tunnel | undefined, x: ForwardExchange, caller: string | null): Promise<void> => {
     if (t === undefined) return registry.forward(t, x); // rejects: tunnel_offline
     if (deps.capture && x.req.method === 'POST') {
-      const id = `${t.subdomain}--${t.account}`;
+      const id = tunnelId(t);
       const context = {
         caller,
         zeroKnowledge: t.zeroKnowledge,

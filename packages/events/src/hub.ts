@@ -27,6 +27,25 @@ export interface SubscribeOptions {
 }
 
 /**
+ * The `Last-Event-ID` resume rule of every event stream (E2): the events after `lastEventId` in a buffer, oldest
+ * first; none without an id, and all of them for an id the buffer no longer holds (the client missed more than it
+ * keeps). {@link EventHub.since} applies it to the hub's buffer; a relay node applies it to its copy of the holding
+ * node's buffer.
+ *
+ * @param events - a buffer, oldest first
+ * @param lastEventId - the last id the client saw, or undefined
+ * @returns a new array
+ */
+export function eventsAfter(
+  events: readonly McpPipeEvent[],
+  lastEventId: string | undefined,
+): McpPipeEvent[] {
+  if (lastEventId === undefined) return [];
+  const at = events.findIndex((e) => e.id === lastEventId);
+  return at === -1 ? [...events] : events.slice(at + 1);
+}
+
+/**
  * The events of one scope (the gateway's servers, or one tunnel): ids and timestamps, a bounded ring buffer for
  * replay, and live subscribers (E1, E2). Synchronous: replay and the switch to live events cannot lose or repeat one.
  *
@@ -91,9 +110,7 @@ export class EventHub {
    * @returns the events, oldest first
    */
   since(lastEventId?: string): McpPipeEvent[] {
-    if (lastEventId === undefined) return [];
-    const at = this.#ring.findIndex((e) => e.id === lastEventId);
-    return at === -1 ? [...this.#ring] : this.#ring.slice(at + 1);
+    return eventsAfter(this.#ring, lastEventId);
   }
 
   /** Every buffered event, oldest first. */

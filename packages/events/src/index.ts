@@ -23,7 +23,7 @@ export type {
   UpstreamStateChangedData,
 } from './types.js';
 export { EVENT_TYPES } from './types.js';
-export { EventHub } from './hub.js';
+export { EventHub, eventsAfter } from './hub.js';
 export type { EventHubOptions, EventListener, SubscribeOptions } from './hub.js';
 export { formatSseEvent, openEventStream, openSseStream } from './sse.js';
 export type { EventStream, EventStreamOptions, SseStream, SseStreamOptions } from './sse.js';

@@ -23,6 +23,7 @@ describe('public surface', () => {
         "WebhookDeliverer",
         "callEventScope",
         "canonicalJson",
+        "eventsAfter",
         "followEventScope",
         "formatSseEvent",
         "isPrivateAddress",

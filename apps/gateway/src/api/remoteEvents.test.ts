@@ -1,28 +1,23 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { McpPipeEvent } from '@mcppipe/events';
+import { EventHub } from '@mcppipe/events';
 import { parseSse } from '@mcppipe/test-utils';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteEventFeeds, type FetchEvents } from './remoteEvents.js';
 
-const event = (n: number): McpPipeEvent => ({
-  id: `evt_${String(n).padStart(4, '0')}`,
-  type: 'tunnel.connected',
-  timestamp: new Date(n).toISOString(),
-  data: { tunnel: 't', at: n, reason: null },
-});
-
-/** A holder's buffer: `fetch` answers as the `tunnel.scope` node call's `events` does (`EventHub.since`). */
+/**
+ * The holding node: a real `EventHub`, asked as the `tunnel.scope` node call's `events` op asks it (`scopeAnswer`:
+ * the whole buffer without an id, else `since`); `publish()` returns the event it published.
+ */
 function holder() {
-  const buffer: McpPipeEvent[] = [];
+  const hub = new EventHub();
   const asked: (string | undefined)[] = [];
+  const publish = () => hub.publish('tunnel.connected', { tunnel: 't', at: Date.now(), reason: null });
   const fetch: FetchEvents = async (after) => {
     asked.push(after);
-    if (after === undefined) return [...buffer];
-    const at = buffer.findIndex((e) => e.id === after);
-    return at === -1 ? [...buffer] : buffer.slice(at + 1);
+    return after === undefined ? hub.buffered() : hub.since(after);
   };
-  return { buffer, asked, fetch };
+  return { hub, asked, publish, fetch };
 }
 
 const closers: (() => void)[] = [];
@@ -61,49 +56,50 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 describe('RemoteEventFeeds', () => {
   it('streams the new events to every viewer with one ask per poll; the buffer before is not streamed', async () => {
     const h = holder();
-    h.buffer.push(event(1), event(2));
+    h.publish();
+    const e2 = h.publish();
     const feeds = new RemoteEventFeeds({ pollMs: 50 });
     const url = await serve(feeds, h.fetch);
-    const readers = [0, 1, 2].map(() => read(url, (ids) => ids.includes(event(4).id)));
+    const readers = [0, 1, 2].map(() => read(url, (ids) => ids.length >= 2));
     await sleep(120);
-    h.buffer.push(event(3), event(4));
+    const [e3, e4] = [h.publish(), h.publish()];
     const got = await Promise.all(readers);
-    for (const ids of got) expect(ids).toEqual([event(3).id, event(4).id]);
+    for (const ids of got) expect(ids).toEqual([e3.id, e4.id]);
     // one feed: the asks resume from the last id seen, never one per viewer
     expect(h.asked[0]).toBeUndefined();
     const polls = h.asked.length;
     expect(polls).toBeGreaterThanOrEqual(2);
     expect(polls).toBeLessThan(8); // ~ elapsed / pollMs, not × 3 viewers
-    expect(h.asked.slice(1).every((a) => a === event(2).id || a === event(4).id)).toBe(true);
+    expect(h.asked.slice(1).every((a) => a === e2.id || a === e4.id)).toBe(true);
   });
 
   it('Last-Event-ID replays the events after it from the mirror, an unknown id every one kept, then live', async () => {
     const h = holder();
-    h.buffer.push(event(1), event(2), event(3));
+    const [e1, e2, e3] = [h.publish(), h.publish(), h.publish()];
     const feeds = new RemoteEventFeeds({ pollMs: 50 });
     const url = await serve(feeds, h.fetch);
-    expect(await read(url, (ids) => ids.length >= 2, event(1).id)).toEqual([event(2).id, event(3).id]);
-    expect(await read(url, (ids) => ids.length >= 3, 'evt_gone')).toEqual([1, 2, 3].map((n) => event(n).id));
-    const later = read(url, (ids) => ids.length >= 2, event(2).id);
+    expect(await read(url, (ids) => ids.length >= 2, e1.id)).toEqual([e2.id, e3.id]);
+    expect(await read(url, (ids) => ids.length >= 3, 'evt_gone')).toEqual([e1.id, e2.id, e3.id]);
+    const later = read(url, (ids) => ids.length >= 2, e2.id);
     await sleep(30);
-    h.buffer.push(event(4));
-    expect(await later).toEqual([event(3).id, event(4).id]);
+    const e4 = h.publish();
+    expect(await later).toEqual([e3.id, e4.id]);
   });
 
   it('a holder that resends its whole buffer (a new hub, or our id left it) streams each event once', async () => {
     const h = holder();
-    h.buffer.push(event(1));
+    h.publish();
     let resend = false;
-    const fetch: FetchEvents = async (after) => (resend ? [...h.buffer] : h.fetch(after));
+    const fetch: FetchEvents = async (after) => (resend ? h.hub.buffered() : h.fetch(after));
     const feeds = new RemoteEventFeeds({ pollMs: 30 });
     const url = await serve(feeds, fetch);
-    const reading = read(url, (ids) => ids.includes(event(3).id));
+    const reading = read(url, (ids) => ids.length >= 2);
     await sleep(80);
     resend = true;
-    h.buffer.push(event(2));
+    const e2 = h.publish();
     await sleep(80);
-    h.buffer.push(event(3));
-    expect(await reading).toEqual([event(2).id, event(3).id]);
+    const e3 = h.publish();
+    expect(await reading).toEqual([e2.id, e3.id]);
   });
 
   it('a holder that does not answer keeps the stream open; the next answer is streamed', async () => {
@@ -114,8 +110,8 @@ describe('RemoteEventFeeds', () => {
     const url = await serve(feeds, fetch);
     const reading = read(url, (ids) => ids.length >= 1, 'evt_0000');
     await sleep(80);
-    h.buffer.push(event(5));
+    const e5 = h.publish();
     down = false;
-    expect(await reading).toEqual([event(5).id]);
+    expect(await reading).toEqual([e5.id]);
   });
 });

@@ -8,7 +8,8 @@
  *
  * @module
  */
-import { DEFAULT_REPLAY_BUFFER, formatSseEvent, openSseStream, type McpPipeEvent } from '@mcppipe/events';
+import { DEFAULT_REPLAY_BUFFER, eventsAfter, formatSseEvent, openSseStream } from '@mcppipe/events';
+import type { McpPipeEvent } from '@mcppipe/events';
 import type { SseStream } from '@mcppipe/events';
 import type { ServerResponse } from 'node:http';
 
@@ -77,7 +78,7 @@ export class RemoteEventFeeds {
     this.#open.add(stream);
     void feed.ready.then(() => {
       if (stream.ended) return;
-      for (const e of replayed(feed.mirror, last)) stream.write(formatSseEvent(e));
+      for (const e of eventsAfter(feed.mirror, last)) stream.write(formatSseEvent(e));
       feed.streams.add(stream);
     });
     void stream.closed.then(() => {
@@ -129,11 +130,4 @@ export class RemoteEventFeeds {
     void poll();
     return feed;
   }
-}
-
-/** The mirror's events after `last` (`EventHub.since`): none without it, all of them when it is not there. */
-function replayed(mirror: readonly McpPipeEvent[], last: string | undefined): McpPipeEvent[] {
-  if (last === undefined) return [];
-  const at = mirror.findIndex((e) => e.id === last);
-  return at === -1 ? [...mirror] : mirror.slice(at + 1);
 }

@@ -245,7 +245,7 @@ export async function capture(cfg, log, options = {}) {
   let id = 1;
   const load = async (relay, calls, ms, idOffset = 0, perSecond = undefined) => {
     const r = await runLoad({
-      ...(perSecond !== undefined && { perSecond }),
+      perSecond,
       driver: driver(relay),
       concurrency: 16,
       maxCalls: calls,

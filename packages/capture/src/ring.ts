@@ -11,7 +11,8 @@ export interface RingEntry {
  * (a single entry larger than the byte bound is still kept alone, so the newest exchange is always visible).
  */
 export class BoundedRing<T extends RingEntry> {
-  readonly #entries: T[] = [];
+  /** Evicted slots (before `#head`) hold undefined: an evicted entry is released at once, not at the splice. */
+  readonly #entries: (T | undefined)[] = [];
   #head = 0;
   #bytes = 0;
 
@@ -48,6 +49,7 @@ export class BoundedRing<T extends RingEntry> {
     this.#bytes += entry.sizeBytes;
     while (this.size > 1 && (this.size > this.maxCount || this.#bytes > this.maxBytes)) {
       const old = this.#entries[this.#head]!;
+      this.#entries[this.#head] = undefined;
       this.#head++;
       this.#bytes -= old.sizeBytes;
     }

@@ -25,6 +25,8 @@ export interface TunnelOwner {
   metadata: Record<string, string>;
   /** A zero-knowledge tunnel (T7): no policies or capture of bodies (absent in records of older nodes: false). */
   zeroKnowledge?: boolean;
+  /** Epoch ms the connection was accepted (absent in a reservation and in records of older nodes). */
+  connectedAt?: number;
 }
 
 /**
@@ -160,6 +162,7 @@ export class TunnelCluster implements AsyncDisposable {
       keyId: info.keyId,
       metadata: { ...info.metadata },
       zeroKnowledge: info.zeroKnowledge,
+      connectedAt: info.connectedAt,
     };
   }
 

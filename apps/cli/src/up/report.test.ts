@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 describe('printReady: the client line of a tunnel', () => {
-  it('adds the key header, by variable, to the Claude Code line of an api-key tunnel', () => {
+  it('adds the key header, by variable, to the Claude Code and Inspector lines of an api-key tunnel', () => {
     const out = ready({
       line: `tunnel ${PUBLIC} (connected; auth api-key)`,
       publicUrl: PUBLIC,
@@ -23,6 +23,10 @@ describe('printReady: the client line of a tunnel', () => {
     });
     expect(out).toContain(
       `  add it to Claude Code:  claude mcp add --transport http mcppipe ${PUBLIC} --header "Authorization: Bearer $MCPPIPE_API_KEY"\n`,
+    );
+    // the Inspector CLI's --header takes "Name: Value" (before --method: the option takes several values)
+    expect(out).toContain(
+      `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${PUBLIC} --header "Authorization: Bearer $MCPPIPE_API_KEY" --method tools/list\n`,
     );
   });
 

@@ -58,8 +58,8 @@ export function renamedLines(diagnostics: readonly UpstreamDiagnostics[]): strin
 /**
  * Prints the endpoint URL and a ready-to-paste line for adding it to a client; with `--transport stdio` (no URL), that
  * it serves on stdin/stdout; with a connected tunnel (T2) the line under the table names the public URL and the
- * client line uses it; with `--tunnel-auth api-key` the Claude Code line adds the key as a header, named by its
- * variable (`$MCPPIPE_API_KEY`), never its value. Always to stderr: stdout may be the MCP channel.
+ * client line uses it; with `--tunnel-auth api-key` the Claude Code and Inspector lines add the key as a header, named
+ * by its variable (`$MCPPIPE_API_KEY`), never its value. Always to stderr: stdout may be the MCP channel.
  */
 export function printReady(
   url: string | undefined,
@@ -90,7 +90,7 @@ export function printReady(
     ...metrics,
     ...(extra.tunnel ? [`mcppipe: ${extra.tunnel.line}`] : []),
     `  add it to Claude Code:  claude mcp add --transport http mcppipe ${paste}${header}`,
-    `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${paste} --method tools/list`,
+    `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${paste}${header} --method tools/list`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -53,7 +53,7 @@ describe('mergeTunnelLists', () => {
 });
 
 describe('summaryOfOwner', () => {
-  it('lists a tunnel from its owner record as connected, with its auth and zero-knowledge flag', () => {
+  it('lists a tunnel from its owner record as connected, with its connect time, auth and zero-knowledge flag', () => {
     const owner: TunnelOwner = {
       node: 'n1',
       url: 'http://10.0.0.1:3100',
@@ -63,6 +63,7 @@ describe('summaryOfOwner', () => {
       keyId: 'key_1',
       metadata: { auth: 'none' },
       zeroKnowledge: true,
+      connectedAt: Date.parse('2026-12-02T07:00:00.000Z'),
     };
     expect(summaryOfOwner(owner, 'https://lap--alice.z/mcp')).toEqual({
       id: 'lap--alice',
@@ -70,14 +71,17 @@ describe('summaryOfOwner', () => {
       account: 'alice',
       publicUrl: 'https://lap--alice.z/mcp',
       connected: true,
-      connectedAt: '1970-01-01T00:00:00.000Z',
+      connectedAt: '2026-12-02T07:00:00.000Z',
       auth: 'none',
       zeroKnowledge: true,
       upstreams: 0,
     });
-    expect(summaryOfOwner({ ...owner, metadata: {}, zeroKnowledge: undefined }, '')).toMatchObject({
+    // a record written by an older node: no flag, no connect time
+    const older = { ...owner, metadata: {}, zeroKnowledge: undefined, connectedAt: undefined };
+    expect(summaryOfOwner(older, '')).toMatchObject({
       auth: 'oauth',
       zeroKnowledge: false,
+      connectedAt: '1970-01-01T00:00:00.000Z',
     });
   });
 });

@@ -34,7 +34,7 @@ export function mergeTunnelLists(
 
 /**
  * The summary of a tunnel another node holds, from its owner record alone (when that node does not answer): its
- * upstream count is unknown (0) and so is its connect time (the Unix epoch).
+ * connect time is the record's (the Unix epoch in a record of an older node) and its upstream count is unknown (0).
  *
  * @param o - the owner record
  * @param publicUrl - the tunnel's public URL (the relay's rule)
@@ -47,7 +47,7 @@ export function summaryOfOwner(o: TunnelOwner, publicUrl: string): TunnelSummary
     account: o.account,
     publicUrl,
     connected: true,
-    connectedAt: new Date(0).toISOString(),
+    connectedAt: new Date(o.connectedAt ?? 0).toISOString(),
     auth: o.metadata['auth'] ?? 'oauth',
     zeroKnowledge: o.zeroKnowledge ?? false,
     upstreams: 0,

@@ -98,6 +98,7 @@ describe('TunnelCluster over Redis (S2)', () => {
       keyId: 'key_alice',
       metadata: { auth: 'api-key' },
       zeroKnowledge: false,
+      connectedAt: t.connectedAt, // B lists it with this time when A does not answer
     });
     expect((await b.remoteOwner('laptop', 'alice'))?.node).toBe('A');
     expect(b.remoteTunnels().map((o) => o.tunnelId)).toEqual(['t1']);

@@ -324,6 +324,39 @@ describe('ring bounds', () => {
   });
 });
 
+describe('watch and newer (Live reads the ring in batches)', () => {
+  it('a watcher is told of each exchange of its tunnel; newer gives those after the cursor, oldest first', () => {
+    const capture = new ExchangeCapture();
+    let told = 0;
+    const off = capture.watch('t', () => told++);
+    let { exchanges, cursor } = capture.newer('t');
+    expect(exchanges).toEqual([]); // undefined: from now on
+    const ids = [1, 2, 3].map((i) => capture.record('t', raw(call('a__b', {}, i), result({}, i)))!.id);
+    capture.record('other', raw(call('a__b', {}, 9), result({}, 9))); // another tunnel's: not told, not listed
+    expect(told).toBe(3);
+    ({ exchanges, cursor } = capture.newer('t', cursor));
+    expect(exchanges.map((e) => e.id)).toEqual(ids);
+    expect(exchanges[0]).toEqual(capture.list('t').at(-1)); // the same summary as the list's
+    expect(capture.newer('t', cursor).exchanges).toEqual([]);
+    const next = capture.record('t', raw(call('a__b', {}, 4), result({}, 4)))!.id;
+    expect(capture.newer('t', cursor).exchanges.map((e) => e.id)).toEqual([next]);
+    off();
+    capture.record('t', raw(call('a__b', {}, 5), result({}, 5)));
+    expect(told).toBe(4);
+  });
+
+  it('of more than the ring holds since the cursor, newer gives those still held', () => {
+    const capture = new ExchangeCapture({ maxExchanges: 5 });
+    expect(capture.maxExchanges).toBe(5);
+    const { cursor } = capture.newer('t');
+    const ids = Array.from(
+      { length: 8 },
+      (_, i) => capture.record('t', raw(call('a__b', {}, i), result({}, i)))!.id,
+    );
+    expect(capture.newer('t', cursor).exchanges.map((e) => e.id)).toEqual(ids.slice(3));
+  });
+});
+
 describe('percentiles', () => {
   it('are within 10 % of the exact values', () => {
     const stats = new ToolStats();

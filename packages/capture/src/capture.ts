@@ -70,6 +70,8 @@ export interface ReplaySource {
  * so every retained object costs GC time on every call (R10).
  */
 interface Held extends Omit<ExchangeSummary, 'at' | 'replayOf'> {
+  /** The capture-wide record number (the id's counter): {@link ExchangeCapture.newer}'s cursor. */
+  seq: number;
   sizeBytes: number;
   /** The summary's `at` kept as epoch ms (the summary object and its ISO time are made when read). */
   startedAt: number;
@@ -109,6 +111,7 @@ interface Scope {
   stats: ToolStats;
   stars: Set<string>;
   listeners: Set<(s: ExchangeSummary) => void>;
+  watchers: Set<() => void>;
   /** Client answers to server→client requests, by `<session> <id>`, until their call is recorded. */
   answers: Map<string, unknown>;
 }
@@ -173,6 +176,7 @@ export class ExchangeCapture {
           stats: new ToolStats(),
           stars: new Set(),
           listeners: new Set(),
+          watchers: new Set(),
           answers: new Map(),
         }),
       );
@@ -259,10 +263,12 @@ export class ExchangeCapture {
     const requestText = zk ? '' : (parsed?.requestText ?? textOf(raw.request));
     const status =
       parsed?.status ?? (raw.httpStatus >= 200 && raw.httpStatus < 300 ? 'ok' : `http_${raw.httpStatus}`);
-    const id = `ex_${this.#prefix}${(++this.#seq).toString(36).padStart(7, '0')}`;
+    const seq = ++this.#seq;
+    const id = `ex_${this.#prefix}${seq.toString(36).padStart(7, '0')}`;
     const deferred = parsed?.responseDeferred === true;
     const held: Held = {
       id,
+      seq,
       startedAt: raw.startedAt,
       caller: raw.caller,
       method: parsed?.method ?? null,
@@ -298,6 +304,13 @@ export class ExchangeCapture {
         durationMs: raw.durationMs,
         error: status !== 'ok',
       });
+    for (const fn of scope.watchers) {
+      try {
+        fn();
+      } catch {
+        // a failing watcher never stops the others
+      }
+    }
     if (scope.listeners.size === 0) return held;
     const summary = summaryOf(held); // one object for every subscriber
     for (const fn of scope.listeners) {
@@ -457,6 +470,48 @@ export class ExchangeCapture {
       now: this.#now,
     });
     return this.record(tunnel, raw);
+  }
+
+  /** Exchanges kept per tunnel (the ring's count bound): more than this between two {@link newer} reads are lost. */
+  get maxExchanges(): number {
+    return this.#maxExchanges;
+  }
+
+  /**
+   * Tells `fn` that a tunnel recorded an exchange, and nothing more: no summary is made (Live reads what is new
+   * with {@link newer}, in batches, so an exchange costs a call of `fn` until then; R10).
+   *
+   * @param tunnel - the tunnel id
+   * @param fn - called synchronously after each exchange of the tunnel was recorded
+   * @returns the function that stops the calls
+   */
+  watch(tunnel: string, fn: () => void): () => void {
+    const watchers = this.#scope(tunnel).watchers;
+    watchers.add(fn);
+    return () => watchers.delete(fn);
+  }
+
+  /**
+   * The exchanges a tunnel recorded after a cursor, oldest first, and the cursor to pass next time. The ring is the
+   * only buffer: of more than {@link maxExchanges} exchanges (or the ring's bytes) since the last read, only those
+   * still held are returned.
+   *
+   * @param tunnel - the tunnel id
+   * @param after - the cursor of the previous read; undefined: start now (no exchanges, only the cursor)
+   * @returns `{ exchanges, cursor }` (the summaries, oldest first; the cursor for the next read)
+   */
+  newer(tunnel: string, after?: number): { exchanges: ExchangeSummary[]; cursor: number } {
+    const cursor = this.#seq; // record numbers are capture-wide: every later exchange of any tunnel is above it
+    const ring = this.#scopes.get(tunnel)?.ring;
+    if (after === undefined || ring === undefined || after >= cursor) return { exchanges: [], cursor };
+    const fresh: Held[] = [];
+    for (const h of ring.newestFirst()) {
+      if (h.seq <= after) break;
+      fresh.push(h);
+    }
+    const exchanges = new Array<ExchangeSummary>(fresh.length);
+    for (let i = 0; i < fresh.length; i++) exchanges[i] = summaryOf(fresh[fresh.length - 1 - i]!);
+    return { exchanges, cursor };
   }
 
   /**

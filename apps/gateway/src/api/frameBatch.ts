@@ -5,6 +5,11 @@
  *
  * @module
  */
+import type { ExchangeSummary } from '@mcppipe/capture';
+
+/** The SSE frame of one exchange (`event: exchange`, the summary as `data`). */
+export const exchangeFrame = (s: ExchangeSummary): string =>
+  `id: ${s.id}\nevent: exchange\ndata: ${JSON.stringify(s)}\n\n`;
 
 /** Bytes of a batch buffer: a batch that outgrows it continues in a new one (joined when taken). */
 export const FRAME_BATCH_BYTES = 64 * 1024;

@@ -91,10 +91,10 @@ describe('LiveFanout', () => {
   it('unsubscribes from the capture when the last stream of a tunnel closes', async () => {
     let subscribed = 0;
     const capture = new ExchangeCapture();
-    const subscribe = capture.subscribe.bind(capture);
-    capture.subscribe = (tunnel, fn) => {
+    const watch = capture.watch.bind(capture);
+    capture.watch = (tunnel, fn) => {
       subscribed++;
-      const off = subscribe(tunnel, fn);
+      const off = watch(tunnel, fn);
       return () => (subscribed--, off());
     };
     const live = new LiveFanout(capture, { flushMs: 10 });
@@ -108,6 +108,19 @@ describe('LiveFanout', () => {
     capture.record('t', raw(1));
     expect(await again).toContain('"name":"a__b"');
     live.closeAll();
+  });
+
+  it('a burst larger than the ring between two flushes is streamed whole, in order (flushed before it evicts)', async () => {
+    const capture = new ExchangeCapture({ maxExchanges: 10 });
+    const live = new LiveFanout(capture, { flushMs: 60_000 }); // only the ring's bound flushes here
+    closers.push(() => live.closeAll());
+    const { url, writes } = await serve(live);
+    const viewer = read(url, (t) => (t.match(/event: exchange/g) ?? []).length === 25);
+    while (writes.length < 1) await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 50));
+    const ids = Array.from({ length: 25 }, (_, i) => capture.record('t', raw(i))!.id); // one turn: 25 > 10
+    expect(parseSse(await viewer).map((e) => e.id)).toEqual(ids);
+    expect(writes[0]).toBe(4); // `: connected`, then 10, 10 (the ring full), 5 (half the ring, the next turn)
   });
 
   it('a tunnel held by another node: one read of the shared ring per poll streams its new exchanges once', async () => {

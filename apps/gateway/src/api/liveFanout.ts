@@ -1,8 +1,9 @@
 /**
- * The Live tab's fan-out (issue 19 D2 Live, R10): per tunnel, one capture subscription however many dashboards
- * stream it; each exchange is serialized once and encoded at once into the batch's bytes ({@link FrameBatch}),
- * frames are batched for `flushMs` and the batch is written to every stream with the one SSE writer (`openSseStream`: pings, backpressure). What ten streams
- * cost the relay is mostly per write, not per byte (R10), hence the batch.
+ * The Live tab's fan-out (issue 19 D2 Live, R10): per tunnel, one capture watch however many dashboards stream it.
+ * A recorded exchange costs a count (`ExchangeCapture.watch`); every `flushMs` (sooner when half the ring is new)
+ * the exchanges since the last flush are read from the ring in one pass (`ExchangeCapture.newer`), each serialized
+ * once into the batch's bytes ({@link FrameBatch}), and the batch is written to every stream with the one SSE writer
+ * (`openSseStream`: pings, backpressure).
  *
  * Many nodes (issue 20): a tunnel held by another node is recorded there, and its exchanges reach this node only
  * through the ring shared in the store. While this node has Live viewers of such a tunnel it reads the newest
@@ -15,13 +16,10 @@
 import type { ExchangeCapture, ExchangeSummary } from '@mcppipe/capture';
 import { openSseStream, type SseStream } from '@mcppipe/events';
 import type { ServerResponse } from 'node:http';
-import { FrameBatch } from './frameBatch.js';
+import { exchangeFrame, FrameBatch } from './frameBatch.js';
 import { newerShared } from './liveShared.js';
 
-/**
- * How long frames of a busy tunnel wait to go out together, ms: one write per dashboard per batch (four a second at
- * most; each write to a stream costs the relay ~0.1 ms however few bytes it carries, R10).
- */
+/** How long exchanges of a busy tunnel wait to go out together, ms: one write per dashboard per batch. */
 export const LIVE_FLUSH_MS = 250;
 
 /** How often a feed of a tunnel held by another node reads the shared ring, ms. */
@@ -30,22 +28,18 @@ export const LIVE_POLL_MS = 500;
 interface TunnelFeed {
   streams: Set<SseStream>;
   batch: FrameBatch;
+  cursor: number; // the capture's: this node's exchanges after it go out at the next flush
+  pending: number; // exchanges recorded here since the last flush
   timer: NodeJS.Timeout | undefined;
   off: () => void;
   poll: NodeJS.Timeout | undefined; // the next read of the shared ring
   /** The ring's newest id at the last read (null: empty); undefined: not read since the tunnel was held here. */
   last: string | null | undefined;
-  /** Queues one exchange's frame for every stream. */
+  /** Queues the frame of one exchange another node recorded, for every stream. */
   emit: (s: ExchangeSummary) => void;
 }
 
-/** The SSE frame of one exchange (`event: exchange`, the summary as `data`). */
-export const exchangeFrame = (s: ExchangeSummary): string =>
-  `id: ${s.id}\nevent: exchange\ndata: ${JSON.stringify(s)}\n\n`;
-
-/**
- * Live streams of exchanges, per tunnel (R10: "with ten dashboards streaming Live ≤ 1.10×").
- */
+/** Live streams of exchanges, per tunnel (R10: "with ten dashboards streaming Live ≤ 1.10×"). */
 export class LiveFanout {
   readonly #feeds = new Map<string, TunnelFeed>();
 
@@ -98,22 +92,38 @@ export class LiveFanout {
     const feed: TunnelFeed = {
       streams: new Set(),
       batch: new FrameBatch(),
+      cursor: this.capture.newer(tunnel).cursor, // Live shows exchanges from now on
+      pending: 0,
       timer: undefined,
       off: () => {},
       poll: undefined,
       last: undefined,
       emit: () => {},
     };
+    const flushMs = this.options.flushMs ?? LIVE_FLUSH_MS;
+    const max = this.capture.maxExchanges; // flush before the ring evicts what was not streamed yet
     const flush = () => {
+      clearTimeout(feed.timer);
       feed.timer = undefined;
+      feed.pending = 0;
+      const { exchanges, cursor } = this.capture.newer(tunnel, feed.cursor);
+      feed.cursor = cursor;
+      for (const s of exchanges) feed.batch.add(exchangeFrame(s));
       const out = feed.batch.take(); // one Buffer for every stream
-      for (const s of feed.streams) s.write(out);
+      if (out.length > 0) for (const s of feed.streams) s.write(out);
     };
+    const soon = () => void (feed.timer ??= setTimeout(flush, flushMs));
     feed.emit = (s: ExchangeSummary) => {
-      if (feed.timer === undefined) feed.timer = setTimeout(flush, this.options.flushMs ?? LIVE_FLUSH_MS);
+      soon();
       feed.batch.add(exchangeFrame(s));
     };
-    feed.off = this.capture.subscribe(tunnel, feed.emit);
+    // this node's exchanges: a count per exchange; their frames are made at the flush, in one pass over the ring
+    feed.off = this.capture.watch(tunnel, () => {
+      const n = ++feed.pending; // at half the ring: next turn; full: at once
+      if (n >= max) flush();
+      else if (n === Math.max(1, max >> 1)) setImmediate(flush);
+      else soon();
+    });
     this.#feeds.set(tunnel, feed);
     if (this.options.held) void this.#poll(tunnel, feed);
     return feed;

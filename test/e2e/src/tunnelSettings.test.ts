@@ -274,6 +274,42 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
     await c.close();
   });
 
+  it("a field set to null follows the CLI again: an allowlist reset brings back the CLI's --allow-ip", async () => {
+    const guarded = await startTunnelCli({
+      gateway: gw.url,
+      apiKey: aliceKey,
+      subdomain: 'guarded',
+      stdio: { probe: node(fixturePath('e2e-probe.mjs')) },
+      flags: ['--allow-ip', '10.0.0.0/8'],
+    });
+    try {
+      const url = `/api/tunnels/guarded--alice/settings`;
+      const ping = async () =>
+        (
+          await fetch(`${gw.url}/t/guarded--alice/mcp`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${aliceKey}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+          })
+        ).status;
+      expect(await ping()).toBe(403); // the CLI's allowlist
+      const open = await api(url, { method: 'PUT', bearer: aliceKey, body: { allow: [] } });
+      expect(open.json['allow']).toEqual([]);
+      expect(await ping()).not.toBe(403); // the owner's empty allowlist: every address
+      const reset = await api(url, { method: 'PUT', bearer: aliceKey, body: { allow: null } });
+      expect(reset.status).toBe(200);
+      expect(reset.json['allow']).toEqual(['10.0.0.0/8']);
+      expect((await api(url, { bearer: aliceKey })).json['allow']).toEqual(['10.0.0.0/8']);
+      expect(await ping()).toBe(403);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   it("another account's tunnel answers 404; no caller answers 401", async () => {
     const bob = await gatewayCommand(['keys', 'create', '--account', 'bob', '--data-dir', dataDir]);
     await waitFor(async () => (await api('/api/keys', { bearer: bob.stdout.trim() })).status === 200, {

@@ -23,6 +23,16 @@ describe('tunnel settings body', () => {
     expect(b).toEqual({ policies: { deny: ['faults__*'], allow: [] }, limits: { callsPerMinute: 5 } });
   });
 
+  it('a field set to null is removed: it follows the connect metadata again', () => {
+    const stored = mergeSettings({ auth: 'none', allow: [], limits: { callsPerMinute: 5 } }, {}, false);
+    const next = mergeSettings({ allow: null, auth: null }, stored as object, false);
+    expect(next).toEqual({ limits: { callsPerMinute: 5 } });
+    const meta = { auth: 'api-key', allow: '10.0.0.0/8' };
+    expect(effectiveSettings(meta, next as object)).toMatchObject({ auth: 'api-key', allow: ['10.0.0.0/8'] });
+    // `{ callsPerMinute: null }` is "no limit", stored; `limits: null` removes the field
+    expect(mergeSettings({ limits: null }, next as object, false)).toEqual({});
+  });
+
   it('names the field and what to change', () => {
     expect(mergeSettings([], {}, false)).toMatch(/JSON object/);
     expect(mergeSettings({ limits: { callsPerMinute: 0 } }, {}, false)).toMatch(/^limits\.callsPerMinute: /);

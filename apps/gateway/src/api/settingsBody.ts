@@ -68,7 +68,8 @@ function globs(field: string, v: unknown): string[] | string {
 }
 
 /**
- * Validates a partial `PUT` body and merges it into what is stored.
+ * Validates a partial `PUT` body and merges it into what is stored; a field set to `null` is removed (it follows the
+ * CLI's connect metadata, or the default, again).
  *
  * @param body - the request body
  * @param stored - the fields stored so far
@@ -85,19 +86,20 @@ export function mergeSettings(
   const unknown = Object.keys(body).find((k) => !KEYS.includes(k));
   if (unknown !== undefined) return `${unknown}: unknown field (allowed: ${KEYS.join(', ')})`;
   const next: StoredSettings = { ...stored };
+  for (const k of KEYS) if (body[k] === null) delete next[k as keyof StoredSettings];
   const { auth, allow, policies, limits, capture, holdChangedTools } = body;
-  if (auth !== undefined) {
+  if (auth !== undefined && auth !== null) {
     if (auth !== 'oauth' && auth !== 'api-key' && auth !== 'none')
       return `auth: must be "oauth", "api-key" or "none", got ${JSON.stringify(auth)}`;
     next.auth = auth;
   }
-  if (allow !== undefined) {
+  if (allow !== undefined && allow !== null) {
     if (!strings(allow)) return 'allow: must be an array of CIDRs, e.g. ["10.0.0.0/8", "127.0.0.1"]';
     const parsed = parsePolicy({ allow: allow.join(',') });
     if (typeof parsed === 'string') return parsed;
     next.allow = allow;
   }
-  if (policies !== undefined) {
+  if (policies !== undefined && policies !== null) {
     if (!isObj(policies) || Object.keys(policies).some((k) => k !== 'deny' && k !== 'allow'))
       return 'policies: must be { deny?: [glob], allow?: [glob] }';
     const deny = globs('policies.deny', policies['deny'] ?? next.policies?.deny ?? []);
@@ -106,7 +108,7 @@ export function mergeSettings(
     if (typeof allowed === 'string') return allowed;
     next.policies = { deny, allow: allowed };
   }
-  if (limits !== undefined) {
+  if (limits !== undefined && limits !== null) {
     const n = isObj(limits) ? limits['callsPerMinute'] : undefined;
     if (!isObj(limits) || Object.keys(limits).some((k) => k !== 'callsPerMinute'))
       return 'limits: must be { callsPerMinute: number | null }';
@@ -114,12 +116,12 @@ export function mergeSettings(
       return `limits.callsPerMinute: must be an integer from 1 to ${MAX_CALLS_PER_MINUTE}, or null for no limit, got ${JSON.stringify(n)}`;
     next.limits = { callsPerMinute: n as number | null };
   }
-  if (capture !== undefined) {
+  if (capture !== undefined && capture !== null) {
     if (!isObj(capture) || typeof capture['values'] !== 'boolean' || Object.keys(capture).length !== 1)
       return 'capture: must be { values: boolean }';
     next.capture = { values: capture['values'] };
   }
-  if (holdChangedTools !== undefined) {
+  if (holdChangedTools !== undefined && holdChangedTools !== null) {
     if (typeof holdChangedTools !== 'boolean') return 'holdChangedTools: must be a boolean';
     next.holdChangedTools = holdChangedTools;
   }

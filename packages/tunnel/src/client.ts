@@ -58,7 +58,10 @@ export interface ConnectTunnelOptions {
   pingIntervalMs?: number;
   /** The relay is declared dead after this much silence, in ms. Default 45 000. */
   deadAfterMs?: number;
-  /** Logger (default: silent). */
+  /**
+   * Logger (default: silent). Status changes are logged at info (connected), warn (reconnecting) and error
+   * (refused), or at debug when `onStatus` is given: the caller that handles them says them once, its own way.
+   */
   logger?: Logger;
   /** Called on every status change. */
   onStatus?: (status: TunnelStatus) => void;
@@ -165,6 +168,8 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
   let stopped = false;
   const waiters = new Set<{ resolve: (url: string) => void; reject: (err: Error) => void }>();
 
+  // a status change is one log line: the library's, or the onStatus handler's
+  const said = (level: 'info' | 'warn' | 'error') => (options.onStatus ? 'debug' : level);
   const setStatus = (next: TunnelStatus): void => {
     status = next;
     options.onStatus?.(next);
@@ -180,7 +185,7 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
 
   const refuse = (code: TunnelRefusalCode, reason: string): void => {
     stopped = true;
-    logger.error({ code, subdomain: options.subdomain }, `tunnel refused: ${reason}`);
+    logger[said('error')]({ code, subdomain: options.subdomain }, `tunnel refused: ${reason}`);
     setStatus({ status: 'refused', code, reason });
   };
 
@@ -188,7 +193,7 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
     if (stopped) return;
     const retryInMs = reconnectDelay(policy, retry, random());
     retry++;
-    logger.warn({ attempt: retry + 1, retryInMs, reason }, 'tunnel down, reconnecting');
+    logger[said('warn')]({ attempt: retry + 1, retryInMs, reason }, 'tunnel down, reconnecting');
     setStatus({ status: 'reconnecting', attempt: retry + 1, retryInMs, reason });
     timer = scheduler.setTimeout(() => {
       timer = undefined;
@@ -238,7 +243,7 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
           },
         });
       }
-      logger.info({ publicUrl }, 'tunnel connected');
+      logger[said('info')]({ publicUrl }, 'tunnel connected');
       setStatus({ status: 'connected', publicUrl: publicUrl ?? '' });
     });
     socket.on('close', (code, why) => {

@@ -220,6 +220,10 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
       .catch((e: unknown) => e);
     expect(rpcError(v1refused).code).toBe(-32602);
     await v1.close();
+    // no response header HTTP/2 forbids (`connection`) reached the tunnel's stream: node warns once per process
+    expect(cli.stderr()).not.toContain('UnsupportedWarning');
+    // a status change is one log line (the CLI's), not the tunnel library's too
+    expect(cli.stderr().match(/"msg":"tunnel connected/g)).toEqual(['"msg":"tunnel connected']);
   });
 
   it('a limit of 3 calls a minute refuses the 4th call with the rate-limit error', async () => {

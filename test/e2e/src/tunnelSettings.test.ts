@@ -278,12 +278,13 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
     await c.close();
   });
 
-  it("a field set to null follows the CLI again: an allowlist reset brings back the CLI's --allow-ip", async () => {
+  it('a field set to null follows the CLI again (an allowlist reset brings back --allow-ip); offline, settings still answer', async () => {
     const guarded = await startTunnelCli({
       gateway: gw.url,
       apiKey: aliceKey,
       subdomain: 'guarded',
       stdio: { probe: node(fixturePath('e2e-probe.mjs')) },
+      auth: 'api-key',
       flags: ['--allow-ip', '10.0.0.0/8'],
     });
     try {
@@ -307,8 +308,18 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
       const reset = await api(url, { method: 'PUT', bearer: aliceKey, body: { allow: null } });
       expect(reset.status).toBe(200);
       expect(reset.json['allow']).toEqual(['10.0.0.0/8']);
-      expect((await api(url, { bearer: aliceKey })).json['allow']).toEqual(['10.0.0.0/8']);
+      const connected = (await api(url, { bearer: aliceKey })).json;
+      expect(connected['allow']).toEqual(['10.0.0.0/8']);
       expect(await ping()).toBe(403);
+      // stopped: its settings still answer, from its last connection (not 404, not the defaults), and can be set
+      await guarded.stop();
+      const offline = await api(url, { bearer: aliceKey });
+      expect(offline.status).toBe(200);
+      expect(offline.json).toEqual(connected);
+      const put = await api(url, { method: 'PUT', bearer: aliceKey, body: { allow: ['127.0.0.1'] } });
+      expect(put.status).toBe(200);
+      expect(put.json['allow']).toEqual(['127.0.0.1']);
+      expect(put.json['auth']).toBe('api-key');
     } finally {
       await guarded.stop();
     }

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { keysRoutes } from './keys.js';
 import { sessionRoutes } from './session.js';
 import type { SessionTable } from './sessionStore.js';
-import { settingsRoutes } from './settings.js';
+import { settingsRoutes, type SettingsDeps } from './settings.js';
 import type { TunnelSettingsStore } from './settingsStore.js';
 
 /** What {@link accountRoutes} needs. */
@@ -22,6 +22,8 @@ export interface AccountRoutesDeps {
   sessions: SessionTable;
   /** Many nodes (S2): the tunnels other nodes hold. */
   remote?: (() => readonly TunnelOwner[]) | undefined;
+  /** A tunnel's last connect metadata as this node saw it (`SettingsDeps.lastConnect`). */
+  lastConnect?: SettingsDeps['lastConnect'];
 }
 
 /**
@@ -41,6 +43,7 @@ export function accountRoutes(deps: AccountRoutesDeps): (app: FastifyInstance) =
       registry: deps.registry,
       store: deps.settings,
       ...(deps.remote && { remote: deps.remote }),
+      ...(deps.lastConnect && { lastConnect: deps.lastConnect }),
     });
   };
 }

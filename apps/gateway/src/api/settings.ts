@@ -18,6 +18,8 @@ export interface SettingsDeps {
   store: TunnelSettingsStore;
   /** Many nodes (S2): the tunnels other nodes hold (`TunnelCluster.remoteTunnels`), settable from any node. */
   remote?: () => readonly TunnelOwner[];
+  /** What this node last saw of a tunnel that is not connected now (its connect metadata), by tunnel id. */
+  lastConnect?: (id: string) => Pick<Tunnel, 'metadata' | 'zeroKnowledge'> | undefined;
 }
 
 type Id = { Params: { id: string } };
@@ -31,13 +33,14 @@ type Id = { Params: { id: string } };
 export function settingsRoutes(app: FastifyInstance, deps: SettingsDeps): void {
   const { registry, store } = deps;
   /**
-   * The caller's tunnel `id` (held here, held by another node, or with stored settings), or undefined when the 404
-   * was sent; `live` is what is known of its connection (its metadata and zero-knowledge mode).
+   * The caller's tunnel `id` (held here, held by another node, seen here before, or with stored settings), or
+   * undefined when the 404 was sent; `live` is what is known of its connection (its metadata and zero-knowledge
+   * mode; for a tunnel not connected now, its last connection's as this node saw it).
    */
   const owned = (req: FastifyRequest, reply: FastifyReply) =>
     ownedTunnel(req, reply, ({ id, subdomain, account }) => {
       const live: Pick<Tunnel, 'metadata' | 'zeroKnowledge'> | undefined =
-        registry.lookup(subdomain, account) ?? remoteOf(subdomain, account);
+        registry.lookup(subdomain, account) ?? remoteOf(subdomain, account) ?? deps.lastConnect?.(id);
       return live !== undefined || store.has(id) ? { id, live } : undefined;
     });
   const remoteOf = (subdomain: string, account: string) => {

@@ -18,7 +18,7 @@ import { accountRoutes } from './sessionApi.js';
 import { SessionStore } from './sessionStore.js';
 import type { SessionTable } from './sessionStore.js';
 import { sharedSessions } from '../scale/sessions.js';
-import { createSettingsEnforcer } from './settingsRelay.js';
+import { createSettingsEnforcer, tunnelId } from './settingsRelay.js';
 import { TunnelSettingsStore } from './settingsStore.js';
 import type { SharedSettingsStore } from './settingsStore.js';
 import type { AccountApi } from '../types.js';
@@ -54,7 +54,18 @@ export async function openTunnelRelay(
     await settings.share(sharedStore, (err) =>
       rest.logger.warn({ err: (err as Error).message }, 'tunnel settings: could not reload from Redis'),
     );
-  const opened = createRelay({ ...rest, settings: createSettingsEnforcer(settings) });
+  // a tunnel's last connect metadata: its settings still answer (with its auth and allowlist) once it disconnected
+  const lastConnect = new Map<string, { metadata: Record<string, string>; zeroKnowledge: boolean }>();
+  const opened = createRelay({
+    ...rest,
+    settings: createSettingsEnforcer(settings),
+    onTunnelEvent: (e, registry) => {
+      const t = e.type === 'tunnel.connected' ? registry.lookup(e.subdomain, e.account) : undefined;
+      if (t !== undefined)
+        lastConnect.set(tunnelId(t), { metadata: t.metadata, zeroKnowledge: t.zeroKnowledge });
+      rest.onTunnelEvent?.(e, registry);
+    },
+  });
   const relay: TunnelRelay = {
     ...opened,
     close: async () => {
@@ -69,6 +80,7 @@ export async function openTunnelRelay(
     settings,
     sessions,
     ...(cluster && { remote: () => cluster.remoteTunnels() }),
+    lastConnect: (id: string) => lastConnect.get(id),
   });
   const capture = captureRoutes(relay, scopes);
   const api = { sessions, routes: [account, capture], relay: { cluster, publicUrl: relay.publicUrl } };

@@ -216,6 +216,16 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
     });
     expect(bob.status).toBe(401);
     expect(bob.body).not.toContain('faults__echo');
+    // RFC 6750 §3.1: a key that is not the owner's is an invalid_token; no credentials at all carry no error code
+    expect(bob.headers['www-authenticate']).toBe('Bearer realm="mcppipe tunnel", error="invalid_token"');
+    const anonymous = await rawRequest(gw.port, {
+      path: '/mcp',
+      host: laptopUrl.host,
+      headers: rpcHeaders(),
+      body: LIST,
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toBe('Bearer realm="mcppipe tunnel"');
     const taken = await startUpTunnel(keys['bob']!, ['--subdomain', 'laptop', '--tunnel-auth', 'api-key']);
     try {
       await waitFor(() => taken.stderr().includes('"code":"MCPP_TUNNEL_SUBDOMAIN_TAKEN"'), {

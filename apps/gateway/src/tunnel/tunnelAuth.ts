@@ -22,7 +22,9 @@ export interface TunnelTarget {
 }
 
 const BEARER = /^Bearer +(\S+) *$/i;
-const KEY_CHALLENGE = 'Bearer realm="mcppipe tunnel", error="invalid_token"';
+/** RFC 6750 §3.1: a request without credentials gets no `error` code; a key that is not the owner's does. */
+const KEY_CHALLENGE = 'Bearer realm="mcppipe tunnel"';
+const BAD_KEY_CHALLENGE = 'Bearer realm="mcppipe tunnel", error="invalid_token"';
 
 /** Answers 401; `false` = refused (a `FastifyReply` is thenable, so it is never awaited as a value). */
 function unauthorized(reply: FastifyReply, challenge: string, message: string): false {
@@ -70,7 +72,7 @@ export function createTunnelAuth(deps: {
       if (owner?.account === t.account) return deps.keyName?.(owner.keyId) ?? owner.keyId;
       return unauthorized(
         reply,
-        KEY_CHALLENGE,
+        key === undefined ? KEY_CHALLENGE : BAD_KEY_CHALLENGE,
         'Unauthorized: send an API key of the tunnel owner as Bearer',
       );
     }

@@ -202,6 +202,10 @@ describe('gateway tunnel relay (--tunnel-zone)', () => {
   it('keys revoke in another process closes the live tunnel within about a second; the key is then refused', async () => {
     const listed = await gatewayCommand(['keys', 'list', '--account', 'bob', '--data-dir', dataDir]);
     const id = listed.stdout.split('\t')[0]!;
+    // an account that does not exist is said, as `keys create` says it (not an empty list)
+    const nobody = await gatewayCommand(['keys', 'list', '--account', 'nobody', '--data-dir', dataDir]);
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toContain('no account "nobody"');
     const { tunnel, statuses } = open('bob', 'desk', { auth: 'api-key' });
     await tunnel.connected();
     const revoked = await gatewayCommand(['keys', 'revoke', id, '--data-dir', dataDir]);

@@ -139,6 +139,9 @@ describe('POST|GET|DELETE /api/session', () => {
     const gone = await api('/api/session', { cookie: plain.cookie });
     expect(gone.status).toBe(401);
     expect(gone.headers.get('www-authenticate')).toBe('Bearer realm="mcppipe-api"');
+    // a dashboard user is told to log in again, not about the admin token
+    expect(gone.json['message']).toMatch(/session ended.*log in again/);
+    expect(gone.json['message']).not.toContain('MCPPIPE_API_TOKEN');
   });
 
   it('a wrong password and an unknown account both answer 401 with the same message', async () => {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { McpPipeError } from '@mcppipe/errors';
 import type { Argv, CommandModule } from 'yargs';
 import { usage } from '../flagParsers.js';
 import { readPassword } from './hashPassword.js';
@@ -111,7 +112,9 @@ export const keysCommand: CommandModule = {
             .option('name', { type: 'string', describe: 'A label for the key' }),
         closing(async (args) => {
           const { id, key } = await (await store(args)).createKey(args.account, args.name);
-          process.stderr.write(`key ${id} created for "${args.account}"; it is shown once:\n`);
+          process.stderr.write(
+            `key ${id} created for "${args.account}" (the key is on stdout, shown only this once)\n`,
+          );
           process.stdout.write(`${key}\n`);
         }),
       )
@@ -120,7 +123,13 @@ export const keysCommand: CommandModule = {
         'List keys (ids and names, never the keys)',
         (a) => a.option('account', { type: 'string' }),
         closing(async (args) => {
-          for (const k of (await store(args)).listKeys(args.account))
+          const keys = await store(args);
+          if (args.account !== undefined && !keys.hasAccount(args.account))
+            throw new McpPipeError(
+              'MCPP_OAUTH_ACCOUNT_NOT_FOUND',
+              `no account "${args.account}": see \`accounts list\``,
+            );
+          for (const k of keys.listKeys(args.account))
             process.stdout.write(`${k.id}\t${k.account}\t${k.name ?? ''}\t${date(k.createdAt)}\n`);
         }),
       )

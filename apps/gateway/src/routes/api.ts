@@ -57,7 +57,10 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
       reply.header('www-authenticate', API_CHALLENGE);
       return reply.code(401).send({
         error: 'unauthorized',
-        message: 'send Authorization: Bearer with $MCPPIPE_API_TOKEN or an API key of your account',
+        message:
+          cookie !== undefined
+            ? 'your dashboard session ended (logged out or expired): log in again (POST /api/session)'
+            : 'log in (POST /api/session), or send Authorization: Bearer with an API key of your account (the admin token $MCPPIPE_API_TOKEN opens /api/servers and /api/webhooks)',
       });
     }
     if (!callerMayUse(caller, req.url))

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { printReady } from './report.js';
+import { pasteUrl, printReady } from './report.js';
 
-const PUBLIC = 'http://laptop--alice.tunnel.localhost:3000/mcp';
+const PUBLIC = 'http://laptop--alice.tunnel.test:3000/mcp';
 
 /** What printReady writes to stderr. */
 function ready(tunnel: Parameters<typeof printReady>[1]['tunnel']): string {
@@ -44,5 +44,25 @@ describe('printReady: the client line of a tunnel', () => {
     });
     expect(pending).toContain('claude mcp add --transport http mcppipe http://127.0.0.1:8808/mcp\n');
     expect(pending).not.toContain('Authorization');
+  });
+});
+
+describe('pasteUrl', () => {
+  it('is what the client lines of a tunnel on a *.localhost zone print', () => {
+    const local = 'http://laptop--alice.tunnel.localhost:3000/mcp';
+    const out = ready({ line: `tunnel ${local} (connected; auth oauth)`, publicUrl: local, auth: 'oauth' });
+    expect(out).toContain(
+      'claude mcp add --transport http mcppipe http://127.0.0.1:3000/t/laptop--alice/mcp\n',
+    );
+    expect(out).toContain(`mcppipe: tunnel ${local} (connected; auth oauth)`); // the table keeps the public URL
+  });
+
+  it('prints a *.localhost public URL in its path form on 127.0.0.1 (Node does not resolve *.localhost)', () => {
+    expect(pasteUrl('http://laptop--alice.tunnel.localhost:3000/mcp')).toBe(
+      'http://127.0.0.1:3000/t/laptop--alice/mcp',
+    );
+    expect(pasteUrl('https://laptop--alice.mcp.example.com/mcp')).toBe(
+      'https://laptop--alice.mcp.example.com/mcp',
+    );
   });
 });

@@ -56,6 +56,21 @@ export function renamedLines(diagnostics: readonly UpstreamDiagnostics[]): strin
 }
 
 /**
+ * The public URL as the client lines print it: on a `*.localhost` zone (a relay on this machine) its path form on
+ * 127.0.0.1 (T4: `/t/<subdomain>--<account>/…`), since Node's `fetch`, and so most agents' SDKs, do not resolve
+ * `*.localhost` names (curl and browsers do); any other URL as it is.
+ *
+ * @param publicUrl - the URL the relay handed out (`http://laptop--alice.tunnel.localhost:3000/mcp`)
+ * @returns the URL to paste (`http://127.0.0.1:3000/t/laptop--alice/mcp`)
+ */
+export function pasteUrl(publicUrl: string): string {
+  const u = new URL(publicUrl);
+  if (!u.hostname.endsWith('.localhost')) return publicUrl;
+  const label = u.hostname.slice(0, u.hostname.indexOf('.'));
+  return `${u.protocol}//127.0.0.1${u.port === '' ? '' : `:${u.port}`}/t/${label}${u.pathname}`;
+}
+
+/**
  * Prints the endpoint URL and a ready-to-paste line for adding it to a client; with `--transport stdio` (no URL), that
  * it serves on stdin/stdout; with a connected tunnel (T2) the line under the table names the public URL and the
  * client line uses it; with `--tunnel-auth api-key` the Claude Code and Inspector lines add the key as a header, named
@@ -78,7 +93,7 @@ export function printReady(
     process.stderr.write(`${[`mcppipe: serving MCP on stdin/stdout${single}`, ...metrics].join('\n')}\n`);
     return;
   }
-  const paste = extra.tunnel?.publicUrl ?? url;
+  const paste = extra.tunnel?.publicUrl === undefined ? url : pasteUrl(extra.tunnel.publicUrl);
   // an api-key tunnel answers 401 without the owner's key (T5): the pasted line must carry it
   const header =
     extra.tunnel?.publicUrl && extra.tunnel.auth === 'api-key'

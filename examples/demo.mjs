@@ -4,7 +4,7 @@
 // It builds mcppipe first (turbo: the first run takes about a minute, later runs are cached) and says so. Ctrl-C
 // stops mcppipe and exits 0 (a package manager prints its failure line only for a non-zero exit).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -26,7 +26,13 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
   });
 }
 
-process.stderr.write('mcppipe demo: building mcppipe (first run, about a minute; later runs are cached)…\n');
+// a first run builds everything (about a minute); later runs only check turbo's cache
+const firstRun = !existsSync(join(root, 'apps', 'cli', 'dist', 'cli.js'));
+process.stderr.write(
+  firstRun
+    ? 'mcppipe demo: building mcppipe (first run, about a minute; later runs are cached)…\n'
+    : 'mcppipe demo: checking the build (cached unless the sources changed)…\n',
+);
 const build = spawn(
   join(root, 'node_modules', '.bin', 'turbo'),
   ['run', 'build', '--output-logs=errors-only'],

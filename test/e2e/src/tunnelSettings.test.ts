@@ -89,6 +89,20 @@ async function legacy(): Promise<V1Client> {
   );
   return c;
 }
+/** The HTTP status of a JSON-RPC `ping` POSTed to a tunnel with alice's key. */
+async function pingStatus(url: string | URL): Promise<number> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${aliceKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
 const rpcError = (err: unknown) => err as { code?: number; message?: string; data?: Record<string, unknown> };
 
 beforeAll(async () => {
@@ -261,16 +275,7 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
       bearer: aliceKey,
       body: { allow: ['10.0.0.0/8'] },
     });
-    const blocked = await fetch(publicUrl, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${aliceKey}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-    });
-    expect(blocked.status).toBe(403);
+    expect(await pingStatus(publicUrl)).toBe(403);
     await api(`/api/tunnels/${TUNNEL}/settings`, {
       method: 'PUT',
       bearer: aliceKey,
@@ -292,18 +297,7 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
     });
     try {
       const url = `/api/tunnels/guarded--alice/settings`;
-      const ping = async () =>
-        (
-          await fetch(`${gw.url}/t/guarded--alice/mcp`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${aliceKey}`,
-              'content-type': 'application/json',
-              accept: 'application/json, text/event-stream',
-            },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
-          })
-        ).status;
+      const ping = () => pingStatus(`${gw.url}/t/guarded--alice/mcp`);
       expect(await ping()).toBe(403); // the CLI's allowlist
       const open = await api(url, { method: 'PUT', bearer: aliceKey, body: { allow: [] } });
       expect(open.json['allow']).toEqual([]);

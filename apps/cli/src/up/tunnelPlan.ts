@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hostname as osHostname } from 'node:os';
 import type { HttpUpstreamConfig, Layout } from '@mcppipe/config';
-import { McpPipeError } from '@mcppipe/errors';
+import { usage } from './util.js';
 import { parseCidr } from '@mcppipe/http';
 import { isValidUpstreamName } from '@mcppipe/namespace';
 import type { TunnelAuthMode } from './flags.js';
@@ -32,8 +32,6 @@ export interface TunnelPlan {
   /** `--hold-changed-tools` (E4). */
   holdChangedTools: boolean;
 }
-
-const usage = (message: string): McpPipeError => new McpPipeError('MCPP_CLI_USAGE', message);
 
 /**
  * The default subdomain: `mcp-` and 8 hex digits of SHA-256 over this machine's host name and the sorted upstream

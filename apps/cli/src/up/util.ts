@@ -3,6 +3,14 @@ import { McpPipeError } from '@mcppipe/errors';
 
 const require = createRequire(import.meta.url);
 
+/**
+ * A usage error (exit 2): a flag or its value is wrong; the message says what to change.
+ *
+ * @param message - the flag and what to change
+ * @returns McpPipeError `MCPP_CLI_USAGE`
+ */
+export const usage = (message: string): McpPipeError => new McpPipeError('MCPP_CLI_USAGE', message);
+
 /** This package's version. */
 export const version: string = (require('mcppipe/package.json') as { version: string }).version;
 
@@ -15,10 +23,7 @@ export function parseHostPort(value: string): [host: string, port: number] {
   const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(value.trim());
   const port = Number(m?.[2]);
   if (!m || !m[1] || port > 65535) {
-    throw new McpPipeError(
-      'MCPP_CLI_USAGE',
-      `--metrics-addr must be HOST:PORT (e.g. 127.0.0.1:9464), got "${value}"`,
-    );
+    throw usage(`--metrics-addr must be HOST:PORT (e.g. 127.0.0.1:9464), got "${value}"`);
   }
   return [m[1].replace(/^\[|\]$/g, ''), port];
 }

@@ -6,7 +6,7 @@
  */
 import type { HttpUpstreamConfig, Layout } from '@mcppipe/config';
 import { expandUpstream } from '@mcppipe/config';
-import { McpPipeError } from '@mcppipe/errors';
+import { usage } from './util.js';
 
 /** Seed 000's reason, quoted in the exit-2 message for `--zero-knowledge` with an aggregator layout (T7). */
 export const ZERO_KNOWLEDGE_AGGREGATOR_REASON =
@@ -27,19 +27,16 @@ export function zeroKnowledgeUpstream(
 ): HttpUpstreamConfig {
   const only = layout.upstreams[0];
   if (layout.mode !== 'single' || layout.upstreams.length !== 1 || !only)
-    throw new McpPipeError(
-      'MCPP_CLI_USAGE',
+    throw usage(
       `--zero-knowledge cannot serve ${layout.upstreams.length} upstreams: ${ZERO_KNOWLEDGE_AGGREGATOR_REASON}`,
     );
   if (only.transport !== 'http')
-    throw new McpPipeError(
-      'MCPP_CLI_USAGE',
+    throw usage(
       '--zero-knowledge needs an HTTP upstream (--upstream URL): a stdio server speaks JSON-RPC lines, which the CLI must parse to serve them over HTTP, so its traffic cannot be relayed unparsed. Serve it over Streamable HTTP, or drop --zero-knowledge.',
     );
   const expanded = expandUpstream(only, env);
   if (new URL(expanded.url).protocol !== 'http:')
-    throw new McpPipeError(
-      'MCPP_CLI_USAGE',
+    throw usage(
       `--zero-knowledge relays bytes to an http:// upstream; ${JSON.stringify(only.name)} is ${new URL(expanded.url).protocol}// (serve it on a local http:// address, or drop --zero-knowledge)`,
     );
   return expanded;

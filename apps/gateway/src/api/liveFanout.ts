@@ -1,33 +1,26 @@
 /**
  * The Live tab's fan-out (issue 19 D2 Live, R10): per tunnel, one capture watch however many dashboards stream it.
- * A recorded exchange costs a count (`ExchangeCapture.watch`); every `flushMs` (sooner when half the ring is new)
- * the exchanges since the last flush are read from the ring in one pass (`ExchangeCapture.newer`), each serialized
- * once into the batch's bytes ({@link FrameBatch}), and the batch is written to every stream with the one SSE writer
- * (`openSseStream`: pings, backpressure).
+ * An exchange costs a count (`ExchangeCapture.watch`); every `flushMs` (sooner when half the ring is new) what is new
+ * is read from the ring in one pass (`ExchangeCapture.newer`), serialized and encoded once, and written to every
+ * stream with the one SSE writer (`openSseStream`: pings, backpressure).
  *
- * Many nodes (issue 20): a tunnel held by another node is recorded there, and its exchanges reach this node only
- * through the ring shared in the store. While this node has Live viewers of such a tunnel it reads the newest
- * entries of that ring every `pollMs` (one read per tunnel, however many viewers; `liveShared.ts`) and streams the
- * ones it has not seen. The holding node does nothing more than it already does (it writes the ring anyway):
- * nothing per exchange when no one watches anywhere, and no pub/sub channel to keep.
+ * Many nodes (issue 20): for a tunnel another node holds, this node reads the ring that node shares in the store
+ * every `pollMs` while it has viewers (one read per tunnel; `liveShared.ts`) and streams what it had not seen; the
+ * holding node does nothing more than writing its ring, and there is no pub/sub channel to keep.
  *
  * @module
  */
 import type { ExchangeCapture, ExchangeSummary } from '@mcppipe/capture';
 import { openSseStream, type SseStream } from '@mcppipe/events';
 import type { ServerResponse } from 'node:http';
-import { exchangeFrame, FrameBatch } from './frameBatch.js';
-import { newerShared } from './liveShared.js';
+import { LIVE_POLL_MS, newerShared } from './liveShared.js';
 
 /** How long exchanges of a busy tunnel wait to go out together, ms: one write per dashboard per batch. */
 export const LIVE_FLUSH_MS = 250;
 
-/** How often a feed of a tunnel held by another node reads the shared ring, ms. */
-export const LIVE_POLL_MS = 500;
-
 interface TunnelFeed {
   streams: Set<SseStream>;
-  batch: FrameBatch;
+  remote: string; // frames of exchanges another node recorded, read from the shared ring since the last flush
   cursor: number; // the capture's: this node's exchanges after it go out at the next flush
   pending: number; // exchanges recorded here since the last flush
   timer: NodeJS.Timeout | undefined;
@@ -39,15 +32,18 @@ interface TunnelFeed {
   emit: (s: ExchangeSummary) => void;
 }
 
+/** The SSE frame of one exchange (`event: exchange`, the summary as `data`). */
+export const exchangeFrame = (s: ExchangeSummary): string =>
+  `id: ${s.id}\nevent: exchange\ndata: ${JSON.stringify(s)}\n\n`;
+
 /** Live streams of exchanges, per tunnel (R10: "with ten dashboards streaming Live ≤ 1.10×"). */
 export class LiveFanout {
   readonly #feeds = new Map<string, TunnelFeed>();
 
   /**
    * @param capture - the relay's capture
-   * @param options - `flushMs` (default {@link LIVE_FLUSH_MS}), `pingMs` of each stream (default 15 000); many
-   *   nodes: `held` (whether this node holds a tunnel now; set when the capture writes a shared ring: feeds of
-   *   tunnels it does not hold read that ring) and `pollMs` (default {@link LIVE_POLL_MS})
+   * @param options - `flushMs` (default {@link LIVE_FLUSH_MS}), `pingMs` of each stream (default 15 000); many nodes:
+   *   `held` (whether this node holds a tunnel now: the others' rings are read) and `pollMs` ({@link LIVE_POLL_MS})
    */
   constructor(
     private readonly capture: ExchangeCapture,
@@ -91,7 +87,7 @@ export class LiveFanout {
   #start(tunnel: string): TunnelFeed {
     const feed: TunnelFeed = {
       streams: new Set(),
-      batch: new FrameBatch(),
+      remote: '',
       cursor: this.capture.newer(tunnel).cursor, // Live shows exchanges from now on
       pending: 0,
       timer: undefined,
@@ -108,14 +104,17 @@ export class LiveFanout {
       feed.pending = 0;
       const { exchanges, cursor } = this.capture.newer(tunnel, feed.cursor);
       feed.cursor = cursor;
-      for (const s of exchanges) feed.batch.add(exchangeFrame(s));
-      const out = feed.batch.take(); // one Buffer for every stream
-      if (out.length > 0) for (const s of feed.streams) s.write(out);
+      let text = feed.remote;
+      feed.remote = '';
+      for (const s of exchanges) text += exchangeFrame(s);
+      if (text === '') return;
+      const out = Buffer.from(text); // encoded once for every stream
+      for (const s of feed.streams) s.write(out);
     };
     const soon = () => void (feed.timer ??= setTimeout(flush, flushMs));
     feed.emit = (s: ExchangeSummary) => {
       soon();
-      feed.batch.add(exchangeFrame(s));
+      feed.remote += exchangeFrame(s);
     };
     // this node's exchanges: a count per exchange; their frames are made at the flush, in one pass over the ring
     feed.off = this.capture.watch(tunnel, () => {

@@ -7,6 +7,8 @@
  */
 import type { ExchangeCapture, ExchangeSummary } from '@mcppipe/capture';
 
+/** How often a feed of a tunnel held by another node reads the shared ring, ms. */
+export const LIVE_POLL_MS = 500;
 /** Entries read per poll; when none of them was seen before, {@link LIVE_POLL_LIMIT} are read. */
 export const LIVE_POLL_FIRST = 10;
 /** Most entries read per poll: of a larger burst between two polls only the newest are streamed on such a node. */

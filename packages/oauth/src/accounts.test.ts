@@ -27,6 +27,13 @@ describe('AccountStore (T1)', () => {
     expect(store.listKeys('alice')).toEqual([
       { id, account: 'alice', name: 'laptop', createdAt: expect.any(Number) as number },
     ]);
+    expect(() => store.requireAccount('alice')).not.toThrow();
+    expect(() => store.requireAccount('nobody')).toThrow(
+      expect.objectContaining({
+        code: 'MCPP_OAUTH_ACCOUNT_NOT_FOUND',
+        message: expect.stringContaining('no account "nobody"'),
+      }),
+    );
   });
 
   it('refuses a bad slug and a duplicate, and a second process sees revocation on reload', async () => {

@@ -209,6 +209,14 @@ export class AccountStore {
   }
 
   /**
+   * @param slug - an account slug
+   * @throws McpPipeError `MCPP_OAUTH_ACCOUNT_NOT_FOUND` naming `accounts list` when the account does not exist
+   */
+  requireAccount(slug: string): void {
+    if (!this.hasAccount(slug)) throw notFound(`no account "${slug}": see \`accounts list\``);
+  }
+
+  /**
    * Checks an account's password with bcrypt (the OAuth consent login for that account's tunnels, T5).
    *
    * @param slug - the account

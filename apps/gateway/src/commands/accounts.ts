@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { McpPipeError } from '@mcppipe/errors';
 import type { Argv, CommandModule } from 'yargs';
 import { usage } from '../flagParsers.js';
 import { readPassword } from './hashPassword.js';
@@ -124,11 +123,7 @@ export const keysCommand: CommandModule = {
         (a) => a.option('account', { type: 'string' }),
         closing(async (args) => {
           const keys = await store(args);
-          if (args.account !== undefined && !keys.hasAccount(args.account))
-            throw new McpPipeError(
-              'MCPP_OAUTH_ACCOUNT_NOT_FOUND',
-              `no account "${args.account}": see \`accounts list\``,
-            );
+          if (args.account !== undefined) keys.requireAccount(args.account);
           for (const k of keys.listKeys(args.account))
             process.stdout.write(`${k.id}\t${k.account}\t${k.name ?? ''}\t${date(k.createdAt)}\n`);
         }),

@@ -6,6 +6,7 @@ import type {
   ServerStreamResponseOptions,
 } from 'node:http2';
 import type { TunnelHandler } from './client.js';
+import { endToEndHeaders } from './headers.js';
 
 /** Options of {@link serveInProcess}. */
 export interface ServeInProcessOptions {
@@ -19,22 +20,15 @@ let nodeRespond: ServerHttp2Stream['respond'] | undefined;
 let nodeWriteHead: Http2ServerResponse['writeHead'] | undefined;
 
 /**
- * `Http2ServerResponse.writeHead` without a `connection` header: HTTP/2 forbids it (RFC 9113 §8.2.2) and node's
- * compatibility response drops it with an `UnsupportedWarning` on the process's stderr, while an HTTP/1.1 listener
- * (the SDK's SSE responses, written through the same request listener) may well set it. One function for every
- * response, called with the response as `this`; a headers object is copied only when it has the header.
+ * `Http2ServerResponse.writeHead` with the end-to-end headers only ({@link endToEndHeaders}, the tunnel's one rule):
+ * HTTP/2 forbids connection-specific headers (RFC 9113 §8.2.2), which an HTTP/1.1 listener may well set (the SDK's
+ * SSE responses set `connection`), and node's compatibility response drops them with an `UnsupportedWarning` on the
+ * process's stderr or refuses them. One function for every response, called with the response as `this`.
  */
 function writeHeadForH2(this: Http2ServerResponse, status: number, ...rest: unknown[]): Http2ServerResponse {
   const last = rest.length > 0 ? rest[rest.length - 1] : undefined;
-  if (typeof last === 'object' && last !== null && !Array.isArray(last)) {
-    let headers: Record<string, unknown> | undefined;
-    for (const name of Object.keys(last))
-      if (name.length === 10 && name.toLowerCase() === 'connection') {
-        headers ??= { ...(last as Record<string, unknown>) };
-        delete headers[name];
-      }
-    if (headers !== undefined) rest[rest.length - 1] = headers;
-  }
+  if (typeof last === 'object' && last !== null && !Array.isArray(last))
+    rest[rest.length - 1] = endToEndHeaders(last as OutgoingHttpHeaders);
   return (nodeWriteHead as (...a: unknown[]) => Http2ServerResponse).call(this, status, ...rest);
 }
 
@@ -64,7 +58,7 @@ function respondWithoutTrailers(
  * and `X-Forwarded-Host` keeps the public host (the relay's `X-Forwarded-*` pass through unchanged). An h2 request
  * carries no hop-by-hop headers (the relay drops them); its pseudo-headers stay, as node's compatibility API keeps
  * them. The response asks for no trailers (node's compatibility API always does), so END_STREAM rides on the last
- * DATA frame when the body ends in the tick of its last write, and its `writeHead` drops a `connection` header. A listener that cuts the request's connection (`req.socket.destroy()`, e.g. a refused upload past its
+ * DATA frame when the body ends in the tick of its last write, and its `writeHead` keeps the end-to-end headers only. A listener that cuts the request's connection (`req.socket.destroy()`, e.g. a refused upload past its
  * drain bounds) resets this one stream only: node's compatibility socket binds `destroy` to the stream.
  *
  * @param options - the server and its listening address

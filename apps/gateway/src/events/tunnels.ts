@@ -11,6 +11,7 @@ import type { Store } from '@mcppipe/store';
 import { sharedEventsStore } from '../scale/events.js';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import type { TunnelEvent, TunnelRegistry } from '@mcppipe/tunnel';
+import { tunnelId } from '../api/settingsRelay.js';
 import { POLICY_KEYS } from '../tunnel/policy.js';
 import type { Logger } from '../types.js';
 import {
@@ -48,7 +49,7 @@ export function createTunnelEvents(options: GatewayEventsOptions, accounts: Acco
     scopes,
     accounts,
     onTunnelEvent(e, registry) {
-      const id = `${e.subdomain}--${e.account}`;
+      const id = tunnelId(e);
       if (e.type === 'tunnel.disconnected') {
         scopes.disconnected({ id, at: e.at, reason: e.reason ?? null, request: connections.get(e.tunnelId) });
         connections.delete(e.tunnelId);

@@ -235,7 +235,13 @@ async function main() {
   if (wants('r6')) await step('r6', () => gateway(cfg, log));
   if (wants('r10')) await step('r10', () => capture({ ...cfg, quick }, log));
   if (wants('recovery')) await step('recovery', () => recovery(cfg, log));
-  if (wants('r7')) await step('r7', () => tunnelCalls(cfg, log));
+  if (wants('r7'))
+    await step('r7', async () => {
+      log('R7 as deployed: the relay on a CPU of its own');
+      const split = await tunnelCalls(cfg, log, { split: true });
+      log('R7 with every process on the same CPUs (context)');
+      return { split, shared: await tunnelCalls(cfg, log) };
+    });
   if (wants('r8')) await step('r8', () => idleTunnels(cfg, log));
   if (wants('r9')) await step('r9', () => scale(cfg, log));
   results.machine.loadAverageAtEnd = loadavg().map((x) => +x.toFixed(2));

@@ -90,3 +90,21 @@ export function cpuDelta(before, after) {
   }
   return { self: after.self - before.self, children };
 }
+
+/**
+ * Pins processes (every thread of each) to a set of CPUs with `taskset` (util-linux). Their children started later
+ * inherit the set.
+ *
+ * @param {number[]} pids - the processes
+ * @param {string} cpuList - `taskset -c` syntax: `0`, `1-3`
+ * @returns {boolean} false when `taskset` is missing or refused (nothing is pinned then)
+ */
+export function pinCpus(pids, cpuList) {
+  try {
+    for (const pid of pids)
+      execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}

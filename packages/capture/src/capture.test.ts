@@ -435,7 +435,8 @@ describe('children and zero knowledge', () => {
   });
 
   it('filters by upstream, method, status and caller', () => {
-    const capture = new ExchangeCapture();
+    // a clock of its own: the exchanges' time is fixed, so the 24 h window must end beside it, not at today's date
+    const capture = new ExchangeCapture({ now: () => Date.parse('2026-12-01T10:00:01Z') });
     capture.record('t', raw(call('fs__read', {}), result({ content: [] })));
     capture.record(
       't',

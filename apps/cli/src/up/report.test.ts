@@ -26,7 +26,7 @@ describe('printReady: the client line of a tunnel', () => {
     );
     // the Inspector CLI's --header takes "Name: Value" (before --method: the option takes several values)
     expect(out).toContain(
-      `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${PUBLIC} --header "Authorization: Bearer $MCPPIPE_API_KEY" --method tools/list\n`,
+      `  or inspect it:          npx -y @modelcontextprotocol/inspector@2.12.0 --cli ${PUBLIC} --header "Authorization: Bearer $MCPPIPE_API_KEY" --method tools/list\n`,
     );
   });
 

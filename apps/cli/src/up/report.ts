@@ -4,6 +4,9 @@ import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { renderTable } from '../table.js';
 import type { UpstreamRow } from '../table.js';
 
+/** The Inspector the paste line runs: pinned, the version whose `--cli --header` was tried against `mcppipe up`. */
+const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
+
 /**
  * Prints the startup table of upstreams to stderr: transport, protocol version, phase, counts, start time
  * and last error.
@@ -105,7 +108,7 @@ export function printReady(
     ...metrics,
     ...(extra.tunnel ? [`mcppipe: ${extra.tunnel.line}`] : []),
     `  add it to Claude Code:  claude mcp add --transport http mcppipe ${paste}${header}`,
-    `  or inspect it:          npx -y @modelcontextprotocol/inspector --cli ${paste}${header} --method tools/list`,
+    `  or inspect it:          npx -y ${INSPECTOR} --cli ${paste}${header} --method tools/list`,
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
 }

@@ -136,6 +136,19 @@ describe('the tunnel event scope (/.mcppipe/*)', () => {
     scopes.close();
   });
 
+  it('a connection closed because it moved to another node is not a disconnect: no tunnel.disconnected', async () => {
+    const { request } = await cliScope();
+    const scopes = new TunnelScopes({ refollowMs: 50 });
+    scopes.connected(connection(request));
+    const hub = scopes.get('laptop--alice', 'alice')!.hub;
+    scopes.disconnected({ id: 'laptop--alice', at: 9, reason: 'replaced', request, replaced: true });
+    expect(scopes.list('alice')).toEqual([
+      expect.objectContaining({ id: 'laptop--alice', connected: false }),
+    ]);
+    expect(hub.buffered().map((e) => e.type)).toEqual(['tunnel.connected']);
+    scopes.close();
+  });
+
   it('a zero-knowledge tunnel exposes nothing: empty lists, calls 404', async () => {
     const { request, hub } = await cliScope();
     const scopes = new TunnelScopes();

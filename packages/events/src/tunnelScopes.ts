@@ -190,16 +190,19 @@ export class TunnelScopes {
   }
 
   /**
-   * A tunnel connection closed: publishes `tunnel.disconnected` unless a newer connection took over.
+   * A tunnel connection closed: publishes `tunnel.disconnected` unless a newer connection took over (here: it is
+   * current; on another node: `replaced`, and this node's scope only stops following it).
    *
-   * @param d - the tunnel's `id`, `at` (epoch ms), the `reason` when known, and the closed connection's `request`
-   *   (nothing is published when a newer connection is current)
+   * @param d - the tunnel's `id`, `at` (epoch ms), the `reason` when known, the closed connection's `request`
+   *   (nothing is published when a newer connection is current), and `replaced` when the relay closed it for a
+   *   newer connection of the same tunnel on another node
    */
   disconnected(d: {
     id: string;
     at: number;
     reason: string | null;
     request?: ScopeRequester | undefined;
+    replaced?: boolean;
   }): void {
     const { id, at, reason, request } = d;
     const entry = this.#scopes.get(id);
@@ -207,7 +210,7 @@ export class TunnelScopes {
     entry.current = undefined;
     entry.follow?.close();
     entry.summary.connected = false;
-    entry.hub.publish('tunnel.disconnected', { tunnel: id, at, reason });
+    if (d.replaced !== true) entry.hub.publish('tunnel.disconnected', { tunnel: id, at, reason });
   }
 
   /**

@@ -131,6 +131,12 @@ describe('connect, refusals and takeover', () => {
     await settle(300);
     expect((await get(r)).text).toBe('new');
     expect(r.registry.list()).toMatchObject([{ keyId: 'ka2' }]);
+    // the old connection's close says it was replaced: no disconnect to publish (the tunnel is still connected)
+    expect(r.events.map((e) => [e.type, e.replaced ?? false])).toEqual([
+      ['tunnel.connected', false],
+      ['tunnel.connected', false],
+      ['tunnel.disconnected', true],
+    ]);
   });
 });
 

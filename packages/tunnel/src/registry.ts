@@ -41,6 +41,11 @@ export interface TunnelEvent {
   at: number;
   /** Why it disconnected (`tunnel.disconnected` only). */
   reason?: string;
+  /**
+   * A newer connection of the same tunnel took over, on this node or another (`tunnel.disconnected` only): the
+   * tunnel is still connected, so this is no disconnect to publish.
+   */
+  replaced?: boolean;
 }
 
 /** Options of {@link TunnelRegistry}. */
@@ -228,6 +233,7 @@ export class TunnelRegistry implements AsyncDisposable {
       subdomain: tunnel.subdomain,
       at: Date.now(),
       reason,
+      ...(tunnel.replaced && { replaced: true }),
     });
   }
 

@@ -9,7 +9,7 @@ import type {
 import type { Readable } from 'node:stream';
 
 import type { WebSocket } from 'ws';
-import { CLOSE_DEAD, SESSION_WINDOW_BYTES, STREAM_WINDOW_BYTES } from './defaults.js';
+import { CLOSE_DEAD, CLOSE_REPLACED, SESSION_WINDOW_BYTES, STREAM_WINDOW_BYTES } from './defaults.js';
 import { tunnelOffline } from './errors.js';
 import type { HeaderOverrides } from './headers.js';
 import { endToEndHeaders } from './headers.js';
@@ -81,6 +81,7 @@ export class Tunnel implements TunnelInfo {
   readonly #session: ClientHttp2Session;
   readonly #stopHeartbeat: () => void;
   #closeReason: string | undefined;
+  #replaced = false;
 
   /** @internal */
   constructor(init: TunnelInit) {
@@ -122,6 +123,11 @@ export class Tunnel implements TunnelInfo {
   /** Whether the tunnel still carries requests: open, and not closing (a client's `close()` frees it at once). */
   get live(): boolean {
     return this.#closeReason === undefined && this.#ws.readyState === this.#ws.OPEN;
+  }
+
+  /** Whether the relay closed it because a newer connection of the same tunnel took over (here or on another node). */
+  get replaced(): boolean {
+    return this.#replaced;
   }
 
   /** Why the tunnel closed, once it has. */
@@ -195,6 +201,7 @@ export class Tunnel implements TunnelInfo {
    * @param reason - a short human reason (at most 123 bytes)
    */
   close(code: number, reason: string): void {
+    if (code === CLOSE_REPLACED && this.#closeReason === undefined) this.#replaced = true;
     if (this.#ws.readyState === this.#ws.OPEN || this.#ws.readyState === this.#ws.CONNECTING) {
       this.#ws.close(code, reason.slice(0, 120));
     }

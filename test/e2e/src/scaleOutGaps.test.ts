@@ -105,17 +105,49 @@ describe('two gateway nodes on one Redis: the per-node gaps closed (issue 20)', 
     expect(b.stderr()).not.toMatch(/"account":"bob"[^\n]*tunnel connected/);
     const viaB = await list(`${b.url}/t/shared--alice/mcp`, keys['alice']);
     expect(viaB.status, viaB.body).toBe(200);
-    // the same account connecting through node B takes its subdomain over; A closes its stale connection
-    const again = tunnel(b, 'alice', 'shared');
-    await again.connected();
-    await waitFor(() => alice.status.status !== 'connected', {
-      timeoutMs: 15_000,
-      intervalMs: 50,
-      message: "node A closes alice's replaced connection (next heartbeat)",
+    // the owner's webhook for the tunnel's connects and disconnects
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', () => {
+        received.push((JSON.parse(body) as { type: string }).type);
+        res.writeHead(204).end();
+      });
     });
-    const viaA = await list(`${a.url}/t/shared--alice/mcp`, keys['alice']);
-    expect(viaA.status, viaA.body).toBe(200);
-    expect(viaA.body).toContain('"echo"');
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const hook = await fetch(`${a.url}/api/tunnels/shared--alice/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keys['alice']!}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+          events: ['tunnel.connected', 'tunnel.disconnected'],
+        }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      expect(hook.status, await hook.text()).toBe(201);
+      // the same account connecting through node B takes its subdomain over; A closes its stale connection
+      const again = tunnel(b, 'alice', 'shared');
+      await again.connected();
+      await waitFor(() => alice.status.status !== 'connected', {
+        timeoutMs: 15_000,
+        intervalMs: 50,
+        message: "node A closes alice's replaced connection (next heartbeat)",
+      });
+      const viaA = await list(`${a.url}/t/shared--alice/mcp`, keys['alice']);
+      expect(viaA.status, viaA.body).toBe(200);
+      expect(viaA.body).toContain('"echo"');
+      // a move to another node is no disconnect: node B says connected, node A says nothing
+      await waitFor(() => received.includes('tunnel.connected'), {
+        timeoutMs: 10_000,
+        message: 'the connect',
+      });
+      await new Promise((r) => setTimeout(r, 1_500)); // room for a wrong tunnel.disconnected from node A
+      expect(received).toEqual(['tunnel.connected']);
+    } finally {
+      receiver.close();
+    }
   }, 60_000);
 
   it('(2) an OAuth-mode tunnel held by node A is used through node B: PRM, 401 challenge, the whole OAuth flow and calls on B', async () => {

@@ -51,7 +51,13 @@ export function createTunnelEvents(options: GatewayEventsOptions, accounts: Acco
     onTunnelEvent(e, registry) {
       const id = tunnelId(e);
       if (e.type === 'tunnel.disconnected') {
-        scopes.disconnected({ id, at: e.at, reason: e.reason ?? null, request: connections.get(e.tunnelId) });
+        scopes.disconnected({
+          id,
+          at: e.at,
+          reason: e.reason ?? null,
+          request: connections.get(e.tunnelId),
+          ...(e.replaced && { replaced: true }),
+        });
         connections.delete(e.tunnelId);
         return;
       }

@@ -169,6 +169,16 @@ describe('gateway events API', () => {
       error: 'MCPP_EVENTS_PRIVATE_TARGET',
       message: expect.stringContaining('start the gateway with MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1'),
     });
+    // a tunnel event never happens in the gateway's own scope: refused, not accepted to wait forever
+    const tunnelEvent = await gw.api('/api/webhooks', {
+      method: 'POST',
+      body: JSON.stringify({ url: 'https://hooks.example.com/x', events: ['tunnel.connected'] }),
+    });
+    expect(tunnelEvent.status).toBe(400);
+    expect(await tunnelEvent.json()).toMatchObject({
+      error: 'MCPP_EVENTS_INVALID_WEBHOOK',
+      message: expect.stringContaining('use: upstream.state_changed, tool.changed'),
+    });
     expect(await (await gw.api('/api/webhooks')).json()).toEqual({ webhooks: [] });
     expect((await gw.api('/api/webhooks/wh_nope', { method: 'DELETE' })).status).toBe(404);
   }, 60_000);

@@ -211,6 +211,30 @@ describe('WebhookDeliverer', () => {
     });
   });
 
+  it("refuses an event type its scope never publishes, naming the ones it does (the gateway's own scope)", async () => {
+    const wh = await WebhookDeliverer.open({
+      allowPrivate: true,
+      eventTypes: ['upstream.state_changed', 'tool.changed'],
+    });
+    await expect(
+      wh.create({ url: 'http://127.0.0.1:9/x', events: ['tunnel.connected'] }),
+    ).rejects.toMatchObject({
+      code: 'MCPP_EVENTS_INVALID_WEBHOOK',
+      message: expect.stringMatching(
+        /"tunnel\.connected" never happens in this scope; use: upstream\.state_changed, tool\.changed \(tunnel events: a tunnel's own webhooks\)/,
+      ),
+    });
+    await expect(wh.create({ url: 'http://127.0.0.1:9/x', events: ['nope'] })).rejects.toMatchObject({
+      message: expect.stringContaining(
+        'unknown event type "nope"; use: upstream.state_changed, tool.changed',
+      ),
+    });
+    const { subscription } = await wh.create({ url: 'http://127.0.0.1:9/x', events: ['tool.changed'] });
+    expect(subscription.events).toEqual(['tool.changed']);
+    expect(wh.list()).toHaveLength(1);
+    wh.close();
+  });
+
   it('does not follow redirects', async () => {
     const rx = await receiver([302]);
     const wh = await WebhookDeliverer.open({ allowPrivate: true, retryDelaysMs: [] });

@@ -55,6 +55,11 @@ export interface WebhookDelivererOptions {
   queueSize?: number;
   /** Subscriptions in this scope. Default 20. */
   maxSubscriptions?: number;
+  /**
+   * The event types this scope publishes, which a subscription may name (any other is refused at creation, so a
+   * subscription never waits for an event that cannot come). Default every type ({@link EVENT_TYPES}).
+   */
+  eventTypes?: readonly EventType[];
   /** Clock and timers of the retry schedule (tests: `VirtualClock`). Default the system's. */
   clock?: Clock & Scheduler;
   /** DNS resolver (tests). Default `dns.lookup`. */
@@ -101,6 +106,7 @@ export class WebhookDeliverer {
       logSize: options.logSize ?? d.DEFAULT_DELIVERY_LOG_SIZE,
       queueSize: options.queueSize ?? d.DEFAULT_WEBHOOK_QUEUE_SIZE,
       maxSubscriptions: options.maxSubscriptions ?? d.DEFAULT_MAX_SUBSCRIPTIONS,
+      eventTypes: options.eventTypes ?? EVENT_TYPES,
       clock: options.clock ?? systemClock,
       resolver,
       transport: options.transport ?? nodeTransport(resolver, allowPrivate),
@@ -179,7 +185,7 @@ export class WebhookDeliverer {
     events: unknown;
   }): Promise<{ subscription: WebhookSubscription; secret: string }> {
     const url = parseTarget(input.url);
-    const events = parseEvents(input.events);
+    const events = parseEvents(input.events, this.#o.eventTypes);
     if (this.#subs.size >= this.#o.maxSubscriptions) {
       throw invalidWebhookError(
         `at most ${this.#o.maxSubscriptions} webhook subscriptions; remove one first`,
@@ -363,13 +369,21 @@ function parseTarget(value: unknown): URL {
   return url;
 }
 
-function parseEvents(value: unknown): EventType[] {
+function parseEvents(value: unknown, types: readonly EventType[]): EventType[] {
   if (!Array.isArray(value) || value.length === 0) {
-    throw invalidWebhookError(`webhook "events" must be a non-empty list of: ${EVENT_TYPES.join(', ')}`);
+    throw invalidWebhookError(`webhook "events" must be a non-empty list of: ${types.join(', ')}`);
   }
   for (const e of value) {
-    if (!EVENT_TYPES.includes(e as EventType)) {
-      throw invalidWebhookError(`unknown event type ${JSON.stringify(e)}; use: ${EVENT_TYPES.join(', ')}`);
+    if (!types.includes(e as EventType)) {
+      const known = EVENT_TYPES.includes(e as EventType);
+      throw invalidWebhookError(
+        known
+          ? `event type ${JSON.stringify(e)} never happens in this scope; use: ${types.join(', ')}` +
+              (e === 'tunnel.connected' || e === 'tunnel.disconnected'
+                ? " (tunnel events: a tunnel's own webhooks)"
+                : '')
+          : `unknown event type ${JSON.stringify(e)}; use: ${types.join(', ')}`,
+      );
     }
   }
   return [...new Set(value as EventType[])];

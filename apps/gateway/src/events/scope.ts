@@ -13,6 +13,7 @@ import {
   ToolPins,
   WebhookDeliverer,
   stateChangedData,
+  type EventType,
   type EventsStore,
 } from '@mcppipe/events';
 import type { UpstreamNotificationEvent, UpstreamRegistry } from '@mcppipe/supervisor';
@@ -59,6 +60,7 @@ export async function createGatewayEvents(
   const hub = new EventHub();
   const webhooks = await WebhookDeliverer.open({
     store,
+    eventTypes: GATEWAY_EVENT_TYPES,
     allowPrivate: options.allowPrivate ?? false,
     ...(options.retryDelaysMs && { retryDelaysMs: options.retryDelaysMs }),
     ...(options.logger && { logger: options.logger }),
@@ -97,6 +99,9 @@ export async function createGatewayEvents(
     },
   };
 }
+
+/** What the gateway's own scope publishes: its servers' state changes and tool changes (tunnel events are the relay's). */
+const GATEWAY_EVENT_TYPES: readonly EventType[] = ['upstream.state_changed', 'tool.changed'];
 
 const truthy = (v: string | undefined) => v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
 

@@ -152,7 +152,8 @@ export class TunnelRegistry implements AsyncDisposable {
     if (identity === undefined) {
       return refuseUpgrade(socket, 401, {
         code: 'MCPP_TUNNEL_BAD_KEY',
-        message: 'the API key is unknown or revoked: create one with `mcppipe-gateway keys create`',
+        message:
+          'the API key is unknown or revoked: create one with `mcppipe-gateway keys create`, with the same --data-dir (or --redis) as the relay',
       });
     }
     const subdomain = String(req.headers[SUBDOMAIN_HEADER] ?? '');

@@ -206,6 +206,14 @@ describe('gateway tunnel relay (--tunnel-zone)', () => {
     const nobody = await gatewayCommand(['keys', 'list', '--account', 'nobody', '--data-dir', dataDir]);
     expect(nobody.code).toBe(1);
     expect(nobody.stderr).toContain('no account "nobody"');
+    // the commands say where the change went: a relay reading another --data-dir (or Redis) would not see it
+    const carol = await gatewayCommand(
+      ['accounts', 'add', 'carol', '--password-stdin', '--data-dir', dataDir],
+      'carol passphrase',
+    );
+    expect(carol.stderr).toContain(`account "carol" added (in ${join(dataDir, 'accounts.json')})`);
+    const carolKey = await gatewayCommand(['keys', 'create', '--account', 'carol', '--data-dir', dataDir]);
+    expect(carolKey.stderr).toContain(`created for "carol" in ${join(dataDir, 'accounts.json')}`);
     const { tunnel, statuses } = open('bob', 'desk', { auth: 'api-key' });
     await tunnel.connected();
     const revoked = await gatewayCommand(['keys', 'revoke', id, '--data-dir', dataDir]);

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { join } from 'node:path';
 import type { Argv, CommandModule } from 'yargs';
 import { usage } from '../flagParsers.js';
 import { readPassword } from './hashPassword.js';
@@ -54,6 +55,13 @@ const closing =
 
 const date = (ms: number) => new Date(ms).toISOString();
 
+/** Where a command's change went (the relay reads the same place): the file, or the Redis host (no credentials). */
+const where = (args: Common): string => {
+  if (!args.redis) return join(args.dataDir, 'accounts.json');
+  const u = URL.canParse(args.redis) ? new URL(args.redis) : undefined;
+  return `Redis at ${u ? `${u.hostname}:${u.port || '6379'}` : 'the given URL'}`;
+};
+
 /** `accounts <add|list|remove>`. */
 export const accountsCommand: CommandModule = {
   command: 'accounts',
@@ -71,7 +79,7 @@ export const accountsCommand: CommandModule = {
           if (process.stdin.isTTY && args.passwordStdin) throw usage('--password-stdin: stdin is a terminal');
           const password = await readPassword();
           await (await store(args)).addAccount(args.slug, password);
-          process.stderr.write(`account "${args.slug}" added\n`);
+          process.stderr.write(`account "${args.slug}" added (in ${where(args)})\n`);
         }),
       )
       .command<Common>(
@@ -112,7 +120,7 @@ export const keysCommand: CommandModule = {
         closing(async (args) => {
           const { id, key } = await (await store(args)).createKey(args.account, args.name);
           process.stderr.write(
-            `key ${id} created for "${args.account}" (the key is on stdout, shown only this once)\n`,
+            `key ${id} created for "${args.account}" in ${where(args)} (the key is on stdout, shown only this once)\n`,
           );
           process.stdout.write(`${key}\n`);
         }),

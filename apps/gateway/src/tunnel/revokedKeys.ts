@@ -30,6 +30,9 @@ export function closeRevokedTunnels(
           logger.info({ account: t.account, subdomain: t.subdomain }, 'API key revoked: tunnel closed');
       }
     },
-    { onError: (err) => logger.error({ err: (err as Error).message }, 'could not reload accounts.json') },
+    {
+      onError: (err) =>
+        logger.error({ err: (err as Error).message }, 'could not reload the accounts and keys'),
+    },
   );
 }

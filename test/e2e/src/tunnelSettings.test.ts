@@ -156,6 +156,10 @@ describe('POST|GET|DELETE /api/session', () => {
     // a dashboard user is told to log in again, not about the admin token
     expect(gone.json['message']).toMatch(/session ended.*log in again/);
     expect(gone.json['message']).not.toContain('MCPPIPE_API_TOKEN');
+    // an API key opens the account's routes but has no session to read
+    const byKey = await api('/api/session', { bearer: aliceKey });
+    expect(byKey.status).toBe(401);
+    expect(byKey.json['message']).toContain('an API key has none');
   });
 
   it('a wrong password and an unknown account both answer 401 with the same message', async () => {

@@ -112,7 +112,10 @@ export function sessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
   app.get('/api/session', async (req, reply) => {
     const caller = deps.resolveCaller(req);
     if (caller?.kind !== 'account' || caller.via !== 'session')
-      return unauthorized(reply, 'no session: log in with POST /api/session');
+      return unauthorized(
+        reply,
+        'no dashboard session: GET /api/session reads the session cookie (an API key has none); log in with POST /api/session',
+      );
     return { account: caller.account, csrf: caller.csrf };
   });
 

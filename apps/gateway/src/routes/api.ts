@@ -68,8 +68,8 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
         error: 'forbidden',
         message:
           caller.kind === 'admin'
-            ? 'the admin token opens /api/servers and /api/webhooks; use an account API key for /api/tunnels'
-            : 'an account API key opens /api/tunnels, /api/keys and /api/session only',
+            ? 'the admin token opens /api/servers and /api/webhooks only; /api/tunnels, /api/keys and /api/session take an account API key or dashboard session'
+            : 'an account API key or dashboard session opens /api/tunnels, /api/keys and /api/session only; /api/servers and /api/webhooks take the admin token ($MCPPIPE_API_TOKEN)',
       });
     if (!csrfOk(req, caller))
       return reply.code(403).send({ error: 'csrf', message: 'send the x-csrf-token header of your session' });

@@ -157,7 +157,7 @@ try {
   say('──────────────────────────────────────────────────────────────');
   say(`\nStill serving ${url} — add it to your client, e.g.:`);
   say(`  claude mcp add --transport http mcppipe ${url}`);
-  say(`  npx -y @modelcontextprotocol/inspector --cli ${url} --method tools/list`);
+  say(`  npx -y @modelcontextprotocol/inspector@2.12.0 --cli ${url} --method tools/list`);
   say('Press Ctrl-C to stop.');
 } catch (err) {
   // a Ctrl-C during the session: the exit handler above ends the process with 0

@@ -359,6 +359,16 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
       expect(res.status).toBe(400);
       expect(String(res.json['message'])).toMatch(message);
     }
+    // a body that is not JSON gets the API's own { error, message }, not Fastify's shape
+    const broken = await fetch(`${gw.url}/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'application/json' },
+      body: '{"auth": ',
+    });
+    expect(broken.status).toBe(400);
+    const answer = (await broken.json()) as Record<string, unknown>;
+    expect(Object.keys(answer).sort()).toEqual(['error', 'message']);
+    expect(answer['error']).toBe('invalid_json');
   });
 });
 

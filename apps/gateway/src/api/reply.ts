@@ -5,7 +5,7 @@
  */
 import { isMcpPipeError } from '@mcppipe/errors';
 import type { NodeCallAnswer } from '@mcppipe/tunnel';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * Maps the package's typed errors to HTTP answers (`MCPP_EVENTS_UNKNOWN_*` → 404, other codes → 400); anything
@@ -42,4 +42,37 @@ export function failure(err: unknown): NodeCallAnswer {
  */
 export function notFound(reply: FastifyReply, message: string): FastifyReply {
   return reply.code(404).send({ error: 'not_found', message });
+}
+
+/** Fastify's own refusals of a request body, as the `/api` error codes say them. */
+const FASTIFY_CODES: Readonly<Record<string, string>> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'body_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+};
+
+/**
+ * The `/api` plugin's error handler: what a route did not answer itself (Fastify's refusal of a malformed, empty or
+ * too large body, a typed error thrown through) gets the documented `{ error, message }` shape, not Fastify's
+ * `{ statusCode, code, error, message }`; a 5xx says nothing of internals and is logged.
+ *
+ * @param err - what was thrown
+ * @param req - the request (its logger)
+ * @param reply - the reply
+ */
+export function apiErrorHandler(
+  err: Error & { statusCode?: number; code?: string },
+  req: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const status =
+    err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 0;
+  if (status === 0 || status >= 500) {
+    if (status === 0 && isMcpPipeError(err)) return fail(reply, err);
+    req.log.error({ err: err.message }, '/api route failed');
+    return reply.code(status || 500).send({ error: 'internal', message: 'internal error' });
+  }
+  const error = (err.code !== undefined && FASTIFY_CODES[err.code]) || 'bad_request';
+  return reply.code(status).send({ error, message: err.message });
 }

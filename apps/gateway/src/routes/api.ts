@@ -11,6 +11,7 @@ import type { TunnelScopes } from '@mcppipe/events';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_CHALLENGE, callerMayUse, csrfOk, sessionCookie, type ApiCaller } from '../api/caller.js';
 import type { SessionTable } from '../api/sessionStore.js';
+import { apiErrorHandler } from '../api/reply.js';
 
 /** The login route: the one `/api` route without a caller. */
 const LOGIN = '/api/session';
@@ -48,6 +49,7 @@ export interface ApiDeps {
  */
 export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.decorateRequest('apiCaller', undefined);
+  app.setErrorHandler(apiErrorHandler);
   app.addHook('onRequest', async (req, reply) => {
     const cookie = req.headers.authorization === undefined ? sessionCookie(req) : undefined;
     if (cookie !== undefined) await deps.sessions?.load?.(cookie); // S1: opened or ended on another node

@@ -57,6 +57,9 @@ export async function createAccounts(where: string[], spec: AccountsSpec): Promi
     const added = await gatewayCommand(['accounts', 'add', slug, '--password-stdin', ...where], password);
     expect(added.code, added.stderr).toBe(0);
     expect(added.stdout + added.stderr).not.toContain(password);
+    // it says where the account went (the test Redis has no password to mask), else the data dir's file
+    const redis = where.includes('--redis') ? where[where.indexOf('--redis') + 1] : undefined;
+    expect(added.stderr).toContain(redis ? `(in Redis at ${redis})` : 'accounts.json)');
   }
   const made: CreatedKeys = { keys: {}, keyIds: {} };
   for (const [label, [account, name]] of Object.entries(spec.keys)) {

@@ -55,12 +55,11 @@ const closing =
 
 const date = (ms: number) => new Date(ms).toISOString();
 
-/** Where a command's change went (the relay reads the same place): the file, or the Redis host (no credentials). */
-const where = (args: Common): string => {
-  if (!args.redis) return join(args.dataDir, 'accounts.json');
-  const u = URL.canParse(args.redis) ? new URL(args.redis) : undefined;
-  return `Redis at ${u ? `${u.hostname}:${u.port || '6379'}` : 'the given URL'}`;
-};
+/** Where a command's change went (the relay must read the same place): the file, or Redis (its URL redacted). */
+const where = async (args: Common): Promise<string> =>
+  args.redis
+    ? `Redis at ${(await import('@mcppipe/store')).redactRedisUrl(args.redis)}`
+    : join(args.dataDir, 'accounts.json');
 
 /** `accounts <add|list|remove>`. */
 export const accountsCommand: CommandModule = {
@@ -79,7 +78,7 @@ export const accountsCommand: CommandModule = {
           if (process.stdin.isTTY && args.passwordStdin) throw usage('--password-stdin: stdin is a terminal');
           const password = await readPassword();
           await (await store(args)).addAccount(args.slug, password);
-          process.stderr.write(`account "${args.slug}" added (in ${where(args)})\n`);
+          process.stderr.write(`account "${args.slug}" added (in ${await where(args)})\n`);
         }),
       )
       .command<Common>(
@@ -120,7 +119,7 @@ export const keysCommand: CommandModule = {
         closing(async (args) => {
           const { id, key } = await (await store(args)).createKey(args.account, args.name);
           process.stderr.write(
-            `key ${id} created for "${args.account}" in ${where(args)} (the key is on stdout, shown only this once)\n`,
+            `key ${id} created for "${args.account}" in ${await where(args)} (the key is on stdout, shown only this once)\n`,
           );
           process.stdout.write(`${key}\n`);
         }),

@@ -160,25 +160,27 @@ describe('gateway events API', () => {
       (await fetch(`${gw.base}/api/servers`, { headers: { authorization: 'Bearer wrong' } })).status,
     ).toBe(401);
     expect((await gw.api('/api/servers/nope/tools')).status).toBe(404);
-    const refused = await gw.api('/api/webhooks', {
-      method: 'POST',
-      body: JSON.stringify({ url: 'http://127.0.0.1:9/hook', events: ['tool.changed'] }),
-    });
-    expect(refused.status).toBe(400);
-    expect(await refused.json()).toMatchObject({
-      error: 'MCPP_EVENTS_PRIVATE_TARGET',
-      message: expect.stringContaining('start the gateway with MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1'),
-    });
-    // a tunnel event never happens in the gateway's own scope: refused, not accepted to wait forever
-    const tunnelEvent = await gw.api('/api/webhooks', {
-      method: 'POST',
-      body: JSON.stringify({ url: 'https://hooks.example.com/x', events: ['tunnel.connected'] }),
-    });
-    expect(tunnelEvent.status).toBe(400);
-    expect(await tunnelEvent.json()).toMatchObject({
-      error: 'MCPP_EVENTS_INVALID_WEBHOOK',
-      message: expect.stringContaining('use: upstream.state_changed, tool.changed'),
-    });
+    // each refused with 400 and a message saying what to change, and nothing registered
+    const refusals: [url: string, events: string[], error: string, says: string][] = [
+      [
+        'http://127.0.0.1:9/hook',
+        ['tool.changed'],
+        'MCPP_EVENTS_PRIVATE_TARGET',
+        'start the gateway with MCPPIPE_WEBHOOKS_ALLOW_PRIVATE=1',
+      ],
+      // a tunnel event never happens in the gateway's own scope: refused, not accepted to wait forever
+      [
+        'https://hooks.example.com/x',
+        ['tunnel.connected'],
+        'MCPP_EVENTS_INVALID_WEBHOOK',
+        'use: upstream.state_changed, tool.changed',
+      ],
+    ];
+    for (const [url, events, error, says] of refusals) {
+      const res = await gw.api('/api/webhooks', { method: 'POST', body: JSON.stringify({ url, events }) });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error, message: expect.stringContaining(says) });
+    }
     expect(await (await gw.api('/api/webhooks')).json()).toEqual({ webhooks: [] });
     expect((await gw.api('/api/webhooks/wh_nope', { method: 'DELETE' })).status).toBe(404);
   }, 60_000);

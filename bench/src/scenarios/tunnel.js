@@ -191,12 +191,13 @@ export async function tunnelCalls(cfg, log, options = {}) {
     await waitForTunnel(port, headers);
     if (options.split) {
       // as deployed: the relay on a host of its own (CPU 0); mcppipe up, its upstream and the agent on the rest
-      if (cpus().length < 2) return { pending: 'one CPU: the relay cannot have one of its own' };
-      const rest = cpus().length === 2 ? '1' : `1-${cpus().length - 1}`;
+      const n = cpus().length;
+      if (n < 2) return { pending: 'one CPU: the relay cannot have one of its own' };
+      const rest = n === 2 ? '1' : `1-${n - 1}`;
+      unpin = () => pinCpus([process.pid], `0-${n - 1}`); // set first: a pin that failed halfway is undone too
       const user = [mcppipe.pid, ...descendants(mcppipe.pid), process.pid];
       if (!pinCpus([gw.pid], '0') || !pinCpus(user, rest))
         return { pending: 'taskset could not pin the processes' };
-      unpin = () => pinCpus([process.pid], `0-${cpus().length - 1}`);
       log(`  topology: the relay on CPU 0; mcppipe up, its upstream and the load generator on CPU ${rest}`);
     }
     const check = echoCheck(MESSAGE);

@@ -379,9 +379,7 @@ function parseEvents(value: unknown, types: readonly EventType[]): EventType[] {
       throw invalidWebhookError(
         known
           ? `event type ${JSON.stringify(e)} never happens in this scope; use: ${types.join(', ')}` +
-              (e === 'tunnel.connected' || e === 'tunnel.disconnected'
-                ? " (tunnel events: a tunnel's own webhooks)"
-                : '')
+              (String(e).startsWith('tunnel.') ? " (tunnel events: a tunnel's own webhooks)" : '')
           : `unknown event type ${JSON.stringify(e)}; use: ${types.join(', ')}`,
       );
     }

@@ -66,13 +66,11 @@ export function apiErrorHandler(
   req: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
-  const status =
-    err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 600 ? err.statusCode : 0;
-  if (status === 0 || status >= 500) {
-    if (status === 0 && isMcpPipeError(err)) return fail(reply, err);
-    req.log.error({ err: err.message }, '/api route failed');
-    return reply.code(status || 500).send({ error: 'internal', message: 'internal error' });
+  const status = err.statusCode ?? 0;
+  if (status >= 400 && status < 500) {
+    const error = (err.code !== undefined && FASTIFY_CODES[err.code]) || 'bad_request';
+    return reply.code(status).send({ error, message: err.message });
   }
-  const error = (err.code !== undefined && FASTIFY_CODES[err.code]) || 'bad_request';
-  return reply.code(status).send({ error, message: err.message });
+  if (!isMcpPipeError(err)) req.log.error({ err: err.message }, '/api route failed');
+  return fail(reply, err); // a typed error as the routes answer it; anything else a 500 without internals
 }

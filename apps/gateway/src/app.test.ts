@@ -116,6 +116,58 @@ describe('pipeline order (G5) and the cost of an unauthenticated request (G6)', 
     expect((await app.inject({ url: '/livez' })).statusCode).toBe(200);
   });
 
+  it('while the shared buckets are away: JSON-RPC 503 on MCP paths, { error, message } on /api, /readyz 503, /livez 200', async () => {
+    const away = Object.assign(new Error("the store's Redis is unavailable"), {
+      code: 'MCPP_STORE_UNAVAILABLE',
+    });
+    const { app, verifier } = await setup({
+      rateLimit: { shared: { take: () => Promise.reject(away) } },
+      ready: () => Promise.reject(away),
+    });
+    const mcp = await app.inject({ method: 'POST', url: '/hub', headers: json, payload: initialize });
+    expect(mcp.statusCode).toBe(503);
+    expect(mcp.headers['retry-after']).toBe('1');
+    expect(mcp.json()).toEqual({
+      jsonrpc: '2.0',
+      error: {
+        code: -32000,
+        message: 'Service unavailable: the shared rate-limit store (Redis) is unreachable; retry shortly',
+      },
+      id: null,
+    });
+    const api = await app.inject({ url: '/api/tunnels' });
+    expect(api.statusCode).toBe(503);
+    expect(api.headers['retry-after']).toBe('1');
+    expect(api.json()).toEqual({
+      error: 'store_unavailable',
+      message: 'Service unavailable: the shared rate-limit store (Redis) is unreachable; retry shortly',
+    });
+    const ready = await app.inject({ url: '/readyz' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.headers['retry-after']).toBe('1');
+    expect(ready.headers['cache-control']).toBe('no-store');
+    expect(ready.json()).toEqual({
+      status: 'unavailable',
+      error: 'MCPP_STORE_UNAVAILABLE',
+      message: "the store's Redis is unavailable",
+    });
+    expect((await app.inject({ url: '/livez' })).statusCode).toBe(200);
+    expect(verifier.calls).toBe(0);
+  });
+
+  it('/readyz answers 200 on one node (no shared store) and is not rate limited', async () => {
+    const { app } = await setup({ rateLimit: { max: 1 } });
+    expect((await app.inject({ url: '/nope' })).statusCode).toBe(404);
+    const over = await app.inject({ url: '/api/tunnels' });
+    expect(over.statusCode).toBe(429);
+    expect(over.json()).toEqual({ error: 'rate_limited', message: 'Too many requests: rate limit exceeded' });
+    for (let i = 0; i < 3; i++) {
+      const res = await app.inject({ url: '/readyz' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toEqual({ status: 'ready' });
+    }
+  });
+
   it('unknown paths answer 404 without verification', async () => {
     const { app, verifier } = await setup();
     const res = await app.inject({ method: 'POST', url: '/nope', headers: json, payload: initialize });

@@ -103,6 +103,7 @@ export async function startGateway(
       }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
     rateLimit: { max: options.rateLimitPerMinute, shared: shared?.buckets },
+    ...(shared && { ready: () => shared.store.ping() }),
     clientLimits: {
       ...(options.clientRequestsPerMinute !== undefined && {
         requestsPerMinute: options.clientRequestsPerMinute,

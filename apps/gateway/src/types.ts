@@ -141,6 +141,11 @@ export interface GatewayDeps {
   tunnelZone?: string;
   /** The built dashboard to serve at `/dashboard/` (DESIGN.md D3). Default: `dist/dashboard` when present. */
   dashboardDir?: string;
+  /**
+   * Readiness (`/readyz`): resolves when this node can serve, rejects with a typed error (`code`, `message`) when
+   * it cannot. Many nodes: one `PING` of the shared Redis store. Default: always ready (one node, the files).
+   */
+  ready?: () => Promise<void>;
   /** Stage observer for tests. */
   observer?: PipelineObserver;
   /** The events of the configured servers (E1–E4); with `apiToken`, `/api/*` is served. */

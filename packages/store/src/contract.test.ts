@@ -182,6 +182,7 @@ describe.each(backends)('store contract: %s', (kind, open) => {
 
   it(`${kind}: closed stores refuse with MCPP_STORE_CLOSED; bad collection names are refused`, async () => {
     const [a, b] = await open();
+    await expect(a.ping()).resolves.toBeUndefined();
     await b.close();
     expect(() => a.collection('version')).toThrow(
       expect.objectContaining({ code: 'MCPP_STORE_INVALID_OPTIONS' }),
@@ -191,6 +192,7 @@ describe.each(backends)('store contract: %s', (kind, open) => {
     );
     await a.close();
     await expect(a.collection('x').get('k')).rejects.toMatchObject({ code: 'MCPP_STORE_CLOSED' });
+    await expect(a.ping()).rejects.toMatchObject({ code: 'MCPP_STORE_CLOSED' });
   });
 });
 

@@ -255,6 +255,10 @@ class FileStore implements Store {
     return async () => void this.#subs.remove(channel, fn);
   }
 
+  async ping(): Promise<void> {
+    this.#open();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     while (this.#inFlight) await this.#inFlight.catch(() => undefined);

@@ -25,6 +25,7 @@ it('Redis restarted: the nodes reconnect, nothing crashes, refusals in the gap a
     a.collection<number>('c').update('k', (v) => ({ op: 'set', value: (v ?? 0) + 1 })),
     buckets.take([{ key: 'x', count: 1, periodMs: 1000, burst: 1 }], Date.now()),
     a.publish('events', 'lost'),
+    a.ping(),
   ]);
   expect(Date.now() - started).toBeLessThan(5000); // bounded: no hang
   for (const r of refusals) {
@@ -60,6 +61,7 @@ it('Redis restarted: the nodes reconnect, nothing crashes, refusals in the gap a
     )
     .toBe('ok');
   expect(await a.collection<number>('c').get('k')).toBe(2);
+  await expect(a.ping()).resolves.toBeUndefined();
   expect(await buckets.take([{ key: 'x', count: 1, periodMs: 1000, burst: 1 }], Date.now())).toEqual({
     ok: true,
   });

@@ -303,6 +303,10 @@ export class RedisStore implements Store {
     return sub;
   }
 
+  async ping(): Promise<void> {
+    await this.run('ping', (redis) => redis.ping());
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;

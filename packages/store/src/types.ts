@@ -88,6 +88,14 @@ export interface Store extends AsyncDisposable {
    * never propagated.
    */
   subscribe(channel: string, fn: (message: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Resolves once the backend answers: on Redis one `PING` over the store's connection, on the file backend at once
+   * (its state is this process's). The gateway's readiness probe (`/readyz`).
+   *
+   * @throws McpPipeError `MCPP_STORE_UNAVAILABLE` while Redis is unreachable (within `commandTimeoutMs`, 2 s by
+   *   default); `MCPP_STORE_CLOSED` after `close()`
+   */
+  ping(): Promise<void>;
   /** Flushes pending writes and releases everything; later calls reject with `MCPP_STORE_CLOSED`. */
   close(): Promise<void>;
 }

@@ -43,14 +43,14 @@ describe('deployment files', () => {
     const caddy = read('deploy/Caddyfile');
     expect(caddy).toMatch(/^\{\$PUBLIC_HOST\}, \*\.\{\$PUBLIC_HOST\} \{$/m);
     expect(caddy).toMatch(/reverse_proxy gateway-1:3000 gateway-2:3000/);
-    expect(caddy).toMatch(/health_uri \/livez/);
+    expect(caddy).toMatch(/health_uri \/readyz/);
     // an authorization in progress stays on one node (its login session and one-time code are per node)
     expect(caddy).toMatch(
       /@authorization path \/authorize \/authorize\/\* \/token\n\treverse_proxy @authorization [^{]*\{\n\t\tlb_policy ip_hash/,
     );
   });
 
-  it('k8s: Deployment with 3 replicas and /livez probes, Service, wildcard Ingress, Secret; Redis external', () => {
+  it('k8s: Deployment with 3 replicas, readiness on /readyz and liveness on /livez, Service, wildcard Ingress, Secret; Redis external', () => {
     const dir = 'deploy/k8s';
     const docs = readdirSync(join(root, dir))
       .filter((f) => f.endsWith('.yaml'))
@@ -81,7 +81,7 @@ describe('deployment files', () => {
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     const [gw] = pod.containers as Obj[];
     expect(gw!['ports']).toEqual([{ name: 'http', containerPort: 3000 }]);
-    expect(gw!['readinessProbe'].httpGet).toEqual({ path: '/livez', port: 'http' });
+    expect(gw!['readinessProbe'].httpGet).toEqual({ path: '/readyz', port: 'http' });
     expect(gw!['livenessProbe'].httpGet).toEqual({ path: '/livez', port: 'http' });
     expect(gw!['envFrom']).toEqual([{ secretRef: { name: 'mcppipe-gateway' } }]);
     expect(gw!['volumeMounts']).toContainEqual({ name: 'data', mountPath: '/data' });

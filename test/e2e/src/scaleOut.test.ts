@@ -229,11 +229,21 @@ describe('two gateway nodes sharing one Redis: rate limits and Redis restarts (S
 
   it('Redis restarted: refusals in the gap are clean 503s, the nodes reconnect, nothing crashes', async () => {
     const port = pair.redis.port;
+    for (const gw of [a, b])
+      expect(await (await fetch(`${gw.url}/readyz`)).json()).toEqual({ status: 'ready' });
     await pair.redis.stop();
     for (const gw of [a, b]) {
       const r = await list(`${gw.url}/hub`);
       expect(r.status).toBe(503);
       expect(JSON.parse(r.body).error.message).toMatch(/Redis/);
+      // readiness says so (a load balancer takes the node out); liveness does not
+      const ready = await fetch(`${gw.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(ready.headers.get('retry-after')).toBe('1');
+      const body = (await ready.json()) as { status: string; error: string; message: string };
+      expect(body).toMatchObject({ status: 'unavailable', error: 'MCPP_STORE_UNAVAILABLE' });
+      expect(body.message).toMatch(/^the store's Redis at redis:\/\/127\.0\.0\.1:\d+ is unavailable \(/);
+      expect((await fetch(`${gw.url}/livez`)).status).toBe(200);
     }
     pair.redis = await startRedis({ port });
     for (const gw of [a, b])
@@ -245,5 +255,6 @@ describe('two gateway nodes sharing one Redis: rate limits and Redis restarts (S
     expect(a.proc.exitCode).toBeNull();
     expect(b.proc.exitCode).toBeNull();
     expect((await fetch(`${a.url}/livez`)).status).toBe(200);
+    for (const gw of [a, b]) expect((await fetch(`${gw.url}/readyz`)).status).toBe(200);
   });
 });

@@ -3,8 +3,9 @@
  * before anything is parsed or verified. One token bucket per IP (`burst` = `max`, refilled at `max` per window) in
  * `@mcppipe/policy`'s bucket stores: the in-process `MemoryBucketStore` (bounded to `cacheSize` IPs: a flood from
  * many addresses evicts idle, then old buckets and never grows memory), or the store shared by every node (S2). The
- * in-process check is synchronous: no promise per request on the relay's hot path. `/livez` is exempt (liveness
- * must answer under a flood; it does no work).
+ * in-process check is synchronous: no promise per request on the relay's hot path. `/livez` and `/readyz` are exempt
+ * (liveness must answer under a flood, it does no work; readiness must say "not ready" while the shared buckets'
+ * Redis is away, one `PING`).
  *
  * @module
  */
@@ -18,6 +19,13 @@ import {
 } from '../defaults.js';
 import type { PipelineObserver, RateLimitOptions } from '../types.js';
 import { RPC, refuse } from './rpcError.js';
+
+/** The refusals as `/api` names them and their message (the same message in the JSON-RPC error elsewhere). */
+const UNAVAILABLE = [
+  'store_unavailable',
+  'Service unavailable: the shared rate-limit store (Redis) is unreachable; retry shortly',
+] as const;
+const RATE_LIMITED = ['rate_limited', 'Too many requests: rate limit exceeded'] as const;
 
 /**
  * Registers the limiter's hook on the root instance (call before any other hook or route).
@@ -37,12 +45,14 @@ export function registerRateLimit(
   const count = options.max ?? DEFAULT_RATE_LIMIT_MAX;
   const periodMs = options.timeWindowMs ?? DEFAULT_RATE_LIMIT_WINDOW_MS;
   const bucketOf = (ip: string): BucketRequest[] => [{ key: `ip:${ip}`, count, periodMs, burst: count }];
+  // `/api` answers in its own `{ error, message }` shape (docs/api.md); everything else is JSON-RPC
+  const answer = (reply: FastifyReply, status: 429 | 503, [error, message]: readonly [string, string]) => {
+    if (reply.request.url.startsWith('/api/')) reply.code(status).send({ error, message });
+    else refuse(reply, status, { code: RPC.serverError, message });
+  };
   const unavailable = (reply: FastifyReply) => {
     reply.header('retry-after', '1');
-    refuse(reply, 503, {
-      code: RPC.serverError,
-      message: 'Service unavailable: the shared rate-limit store (Redis) is unreachable; retry shortly',
-    });
+    answer(reply, 503, UNAVAILABLE);
   };
   // true: the request goes on; false: the 429 was sent
   const decide = (outcome: TakeOutcome, reply: FastifyReply): boolean => {
@@ -52,12 +62,12 @@ export function registerRateLimit(
     }
     observer?.('rateLimit', 'reject');
     reply.header('retry-after', String(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))));
-    refuse(reply, 429, { code: RPC.serverError, message: 'Too many requests: rate limit exceeded' });
+    answer(reply, 429, RATE_LIMITED);
     return false;
   };
   // callback style: a refusal is sent without calling `done` (Fastify's way to answer from a hook)
   app.addHook('onRequest', (req, reply, done) => {
-    if (req.url === '/livez') return done();
+    if (req.url === '/livez' || req.url === '/readyz') return done();
     let taken: TakeOutcome | Promise<TakeOutcome>;
     try {
       taken = buckets.take(bucketOf(req.ip), Date.now());

@@ -1,5 +1,6 @@
 /**
- * Unauthenticated routes: `/livez` (liveness, minimal body) and the RFC 9728 protected-resource metadata
+ * Unauthenticated routes: `/livez` (liveness, minimal body), `/readyz` (readiness: the shared store answers) and
+ * the RFC 9728 protected-resource metadata
  * of each MCP endpoint at `/.well-known/oauth-protected-resource/<endpoint path>`, built from the public
  * URL only (never from `Host` or `X-Forwarded-*`; the one exception is a loopback bind without an explicit
  * public URL, where each loopback spelling is answered as itself, see `loopbackAliases`).
@@ -28,13 +29,32 @@ export function protectedResourceDocument(publicUrl: string, path: string) {
 }
 
 /**
- * Registers `/livez` and the metadata routes.
+ * Registers `/livez`, `/readyz` and the metadata routes. `/readyz` answers `200 {"status":"ready"}`, or `503
+ * {"status":"unavailable","error":<code>,"message"}` with `Retry-After: 1` while `deps.ready` rejects (many nodes:
+ * the shared Redis does not answer), so a load balancer sends traffic to the nodes that can serve it.
  *
  * @param app - the root instance
  * @param deps - the resolved dependencies
  */
 export function metaRoutes(app: FastifyInstance, deps: ResolvedDeps): void {
   app.get('/livez', async (_req, reply) => reply.header('cache-control', 'no-store').send({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    reply.header('cache-control', 'no-store');
+    try {
+      await deps.ready?.();
+      return reply.send({ status: 'ready' });
+    } catch (err) {
+      const { code, message } = err as { code?: unknown; message?: unknown };
+      return reply
+        .code(503)
+        .header('retry-after', '1')
+        .send({
+          status: 'unavailable',
+          error: typeof code === 'string' ? code : 'unavailable',
+          message: typeof message === 'string' ? message : 'not ready',
+        });
+    }
+  });
   const document = async (path: string | undefined, req: FastifyRequest, reply: FastifyReply) => {
     const base = deps.baseUrlOf(req.headers.host);
     const resource = `${base}${path ?? ''}`;

@@ -22,6 +22,11 @@ const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 /** A session `Server` the core can notify (implemented by `AggregatorServer`). */
 export interface SessionServer extends Server {
   readonly era: 'legacy' | 'modern';
+  /**
+   * Whether the agent sent `notifications/initialized`: no notification goes to a session before it (a
+   * `list_changed` must never overtake the `initialize` result).
+   */
+  readonly initialized: boolean;
 }
 
 /** The agent request being served: the server it came in on and its handler context. */
@@ -120,7 +125,7 @@ export class Core {
   }
 
   private sendListChanged(session: SessionServer, kind: ChangedKind): void {
-    if (session.transport === undefined || session.era === 'modern') return;
+    if (!session.initialized || session.transport === undefined || session.era === 'modern') return;
     const sent =
       kind === 'tools'
         ? session.sendToolListChanged()
@@ -139,7 +144,7 @@ export class Core {
       emitted.add(exposed);
       if (!this.sessions.has(holder as SessionServer)) continue;
       const session = holder as SessionServer;
-      if (session.transport === undefined || session.era === 'modern') continue;
+      if (!session.initialized || session.transport === undefined || session.era === 'modern') continue;
       session.sendResourceUpdated({ ...params, uri: exposed } as never).catch(() => undefined);
     }
     if (emitted.size === 0) emitted.add(update.exposed);
@@ -150,6 +155,7 @@ export class Core {
   logMessage(params: Obj): void {
     for (const session of this.sessions) {
       if (
+        !session.initialized ||
         session.transport === undefined ||
         session.era === 'modern' ||
         session.getCapabilities().logging === undefined

@@ -2,7 +2,10 @@
 // listen streams), resources/updated to subscribers only, logging with the upstream in `logger`, fail-fast
 // -32000 while an upstream is not available (the others keep answering), reinitialization of failed
 // upstreams on a fresh handshake, and cache invalidation on reconnect.
+import { PassThrough } from 'node:stream';
+import { createInterface } from 'node:readline';
 import { wrapResourceUri } from '@mcppipe/namespace';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,6 +94,43 @@ describe('list_changed', () => {
     const names = (await a.client.listTools()).tools.map((t) => t.name);
     expect(names).not.toContain('faults__added_legacy');
     expect(aggregator.diagnostics().upstreams.find((u) => u.upstream === 'faults')!.generation).toBe(2);
+  });
+  it('waits for notifications/initialized: a list_changed never reaches a session before it (stdio, raw lines)', async () => {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const lines: Obj[] = [];
+    createInterface({ input: output }).on('line', (l) => lines.push(JSON.parse(l) as Obj));
+    const server = aggregator.createServer({ era: 'legacy' });
+    await server.connect(new StdioServerTransport(input, output));
+    try {
+      const send = (m: Obj) => input.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+      send({
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      });
+      await waitFor(() => lines.length > 0, { message: 'initialize result' });
+      // a list change between the initialize result and notifications/initialized: not sent to this session
+      const other = await agent();
+      const seen = changes.length;
+      await call(other, 'faults__add_tool', { name: 'added_before_initialized' });
+      await waitFor(() => other.notifications('notifications/tools/list_changed').length > 0, {
+        message: 'list_changed on the other session',
+      });
+      expect(changes.length).toBeGreaterThan(seen);
+      expect(lines).toEqual([expect.objectContaining({ id: 1, result: expect.any(Object) })]);
+      // once initialized, the next change is delivered
+      send({ method: 'notifications/initialized' });
+      await call(other, 'faults__add_tool', { name: 'added_after_initialized' });
+      await waitFor(() => lines.length > 1, { message: 'list_changed after initialized' });
+      expect(lines[1]).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -34,6 +34,8 @@ export class AggregatorServer extends Server implements SessionServer {
    */
   readonly [SHARED_MODERN_SERVER] = true;
 
+  #initialized = false;
+
   constructor(
     private readonly core: Core,
     private readonly eraHint: 'legacy' | 'modern',
@@ -52,6 +54,16 @@ export class AggregatorServer extends Server implements SessionServer {
       }
     };
     this.fallbackNotificationHandler = (notification) => this.onAgentNotification(notification);
+    // the SDK's own handler calls `oninitialized`; this one also opens the session to notifications
+    this.setNotificationHandler('notifications/initialized', () => {
+      this.#initialized = true;
+      this.oninitialized?.();
+    });
+  }
+
+  /** Whether the agent sent `notifications/initialized` (notifications wait for it, see `SessionServer`). */
+  get initialized(): boolean {
+    return this.#initialized;
   }
 
   /**

@@ -2,10 +2,12 @@
 // would) over two real stdio upstreams: list, call, progress, cancellation, an upstream SIGKILLed and back, and the
 // end of stdin stopping every process. Under `--log-level trace` (pretty logs, startup tracing) stdout carries
 // nothing but JSON-RPC (issue 21.1).
+import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import {
@@ -177,6 +179,51 @@ describe('mcppipe up --transport stdio', () => {
       message: 'every process of the tree to exit',
     });
   }, 30_000);
+});
+
+describe('mcppipe up --transport stdio, raw lines', () => {
+  it('answers an initialize written at once before anything else: no list_changed overtakes it', async () => {
+    const proc = spawn(
+      process.execPath,
+      [
+        cliPath,
+        'up',
+        '--transport',
+        'stdio',
+        '--log-level',
+        'silent',
+        ...(['everything', 'memory'] as const).flatMap((n) => [
+          '--stdio',
+          `${n}=${node(referenceServerPath(n))}`,
+        ]),
+        '--stdio',
+        `fs=${node(referenceServerPath('filesystem'))} ${JSON.stringify(tmpdir())}`,
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    const lines: Record<string, unknown>[] = [];
+    createInterface({ input: proc.stdout! }).on('line', (l) => lines.push(JSON.parse(l)));
+    const exited = new Promise((r) => proc.once('exit', r));
+    const send = (m: object) => proc.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    try {
+      await waitFor(() => lines.some((l) => l['id'] === 1), {
+        timeoutMs: 30_000,
+        message: 'initialize result',
+      });
+      expect(lines[0]).toMatchObject({ id: 1, result: { serverInfo: { name: 'mcppipe' } } });
+      send({ method: 'notifications/initialized' });
+      send({ id: 2, method: 'tools/list' });
+      await waitFor(() => lines.some((l) => l['id'] === 2), { timeoutMs: 30_000, message: 'tools/list' });
+    } finally {
+      proc.stdin!.end();
+      await exited;
+    }
+  }, 60_000);
 });
 
 describe('mcppipe up --transport stdio flags', () => {

@@ -389,16 +389,23 @@ describe('percentiles', () => {
 });
 
 describe('children and zero knowledge', () => {
-  it('attaches a sampling request and its answer to the call', () => {
+  it.each([
+    ['off (the default): the messages, system prompt and answer redacted', false],
+    ['on: kept as sent', true],
+  ])('attaches a sampling request and its answer to the call; capture of values %s', (_, values) => {
     const capture = new ExchangeCapture();
     const sampling = JSON.stringify({
       jsonrpc: '2.0',
       id: 0,
       method: 'sampling/createMessage',
-      params: { messages: [] },
+      params: {
+        messages: [{ role: 'user', content: { type: 'text', text: 'context: the secret x' } }],
+        systemPrompt: 'about the secret',
+        maxTokens: 10,
+      },
     });
-    const answer = result({ role: 'assistant', content: { type: 'text', text: 'hi' } }, 0);
-    const sid = { sessionId: 's1' };
+    const answer = result({ role: 'assistant', content: { type: 'text', text: 'hi' }, model: 'm' }, 0);
+    const sid = { sessionId: 's1', captureValues: values };
     expect(capture.record('t', raw(answer, '', { ...sid, httpStatus: 202 }))).toBeUndefined();
     const s = capture.record(
       't',
@@ -407,9 +414,34 @@ describe('children and zero knowledge', () => {
         contentType: 'text/event-stream',
       }),
     )!;
-    expect(capture.get('t', s.id)!.children).toEqual([
-      { method: 'sampling/createMessage', request: JSON.parse(sampling), response: JSON.parse(answer) },
-    ]);
+    const children = capture.get('t', s.id)!.children;
+    if (values)
+      expect(children).toEqual([
+        { method: 'sampling/createMessage', request: JSON.parse(sampling), response: JSON.parse(answer) },
+      ]);
+    else {
+      expect(children).toEqual([
+        {
+          method: 'sampling/createMessage',
+          request: {
+            jsonrpc: '2.0',
+            id: 0,
+            method: 'sampling/createMessage',
+            params: {
+              messages: [{ role: 'user', content: { type: '[redacted]', text: '[redacted]' } }],
+              systemPrompt: '[redacted]',
+              maxTokens: 10,
+            },
+          },
+          response: {
+            jsonrpc: '2.0',
+            id: 0,
+            result: { role: 'assistant', content: { type: '[redacted]', text: '[redacted]' }, model: 'm' },
+          },
+        },
+      ]);
+      expect(JSON.stringify(capture.get('t', s.id))).not.toContain('secret');
+    }
     expect(capture.list('t')).toHaveLength(1);
   });
 

@@ -258,7 +258,7 @@ export class ExchangeCapture {
       const key = `${raw.sessionId} ${JSON.stringify(m['id'])}`;
       const response = scope.answers.get(key) ?? null;
       scope.answers.delete(key);
-      children.push({ method: m['method'] as string, request: m, response });
+      children.push({ method: m['method'] as string, request: values ? m : redactMessage(m), response });
     }
     const requestText = zk ? '' : (parsed?.requestText ?? textOf(raw.request));
     const status =

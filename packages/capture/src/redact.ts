@@ -29,11 +29,14 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * Redacts the argument values of one JSON-RPC message (a request's `params.arguments`, as in `tools/call` and
- * `prompts/get`; an elicitation answer's `result.content`); everything else is kept as sent.
+ * Redacts the values an agent's user supplied in one JSON-RPC message; everything else is kept as sent:
+ * - a request's `params.arguments` (`tools/call`, `prompts/get`);
+ * - a `sampling/createMessage` request's `params.messages` and `params.systemPrompt` (they carry the call's values
+ *   to the client's model), and a sampling answer's `result.content` (`{ role, content, model }`);
+ * - an elicitation answer's `result.content` (`{ action, content }`).
  *
  * @param message - a parsed JSON-RPC message (or a batch)
- * @returns a copy with the argument values redacted
+ * @returns a copy with those values redacted
  */
 export function redactMessage(message: unknown): unknown {
   if (Array.isArray(message)) return message.map(redactMessage);
@@ -41,7 +44,19 @@ export function redactMessage(message: unknown): unknown {
   const { params, result } = message;
   if (isObject(params) && 'arguments' in params)
     return { ...message, params: { ...params, arguments: redactValue(params['arguments']) } };
-  if (isObject(result) && 'content' in result && result['action'] !== undefined)
+  if (isObject(params) && message['method'] === 'sampling/createMessage') {
+    const messages = params['messages'];
+    const redacted: Record<string, unknown> = {
+      ...params,
+      // each message's role stays: the conversation's shape without its text
+      messages: Array.isArray(messages)
+        ? messages.map((m) => (isObject(m) ? { ...m, content: redactValue(m['content']) } : redactValue(m)))
+        : redactValue(messages),
+    };
+    if ('systemPrompt' in params) redacted['systemPrompt'] = redactValue(params['systemPrompt']);
+    return { ...message, params: redacted };
+  }
+  if (isObject(result) && 'content' in result && ('action' in result || 'role' in result))
     return { ...message, result: { ...result, content: redactValue(result['content']) } };
   return message;
 }

@@ -48,7 +48,8 @@ export function Inspector({ tunnel, exchange }: { tunnel: TunnelInfo; exchange: 
         )}
       </dl>
       <p class="muted small">
-        Argument values are redacted unless capture of values is on for this tunnel (Settings).
+        Unless capture of values is on for this tunnel (Settings), argument values, sampling messages and
+        answers from the client are redacted; results are kept as the server sent them.
       </p>
       <div class="split">
         <div>

@@ -112,6 +112,8 @@ describe('the tunnel event scope (/.mcppipe/*)', () => {
     expect((await scope.call('POST', '/upstreams/nope/reconnect')).status).toBe(404);
     expect((await scope.call('POST', '/tools/files__read/accept')).status).toBe(404);
     expect(accepted).toEqual(['files__read']);
+    // a scope whose hold is fixed (no `hold`) answers the relay's setting 404
+    expect((await scope.call('POST', '/tools/hold/on')).status).toBe(404);
 
     // the stream ends (the CLI dropped it): the relay re-follows from the last id, nothing repeated
     for (const s of servers) s.closeAllConnections();

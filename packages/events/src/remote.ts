@@ -62,6 +62,11 @@ export interface LocalEventScope {
   reconnect(upstream: string): Promise<{ name: string; phase: Phase } | undefined>;
   /** Accepts an exposed tool's current definition as its pin. */
   accept(exposedName: string): ToolSnapshot | undefined;
+  /**
+   * Turns `hold-changed-tools` on or off (the owner's setting at the relay): changed tools leave the lists while on.
+   * Absent: the scope's hold is fixed (answered 404).
+   */
+  hold?(on: boolean): { hold: boolean };
 }
 
 /** The request side {@link serveEventScope} reads (node's `http` and `http2` compatibility requests fit). */
@@ -81,7 +86,7 @@ const notFound = (res: ServerResponse, what: string) => json(res, 404, { error: 
 /**
  * The CLI half (E1): answers `GET /.mcppipe/events` (SSE of the scope's hub, `Last-Event-ID` resume),
  * `GET /.mcppipe/upstreams`, `POST /.mcppipe/upstreams/:name/reconnect`, `GET /.mcppipe/tools` and
- * `POST /.mcppipe/tools/:name/accept`. Call it first in the tunnel's handler: it returns false for any other path
+ * `POST /.mcppipe/tools/:name/accept` and `POST /.mcppipe/tools/hold/on|off`. Call it first in the tunnel's handler: it returns false for any other path
  * (forward those as usual). Requests without {@link RELAY_REQUEST_HEADER} are answered 404.
  *
  * @param scope - what to serve
@@ -106,6 +111,9 @@ export function serveEventScope(scope: LocalEventScope): {
     if (method === 'POST' && parts.length === 4 && parts[3] === 'reconnect' && parts[1] === 'upstreams') {
       const done = await scope.reconnect(parts[2]!);
       return done ? json(res, 200, done) : notFound(res, `no upstream ${JSON.stringify(parts[2])}`);
+    }
+    if (method === 'POST' && path.startsWith('/tools/hold/') && parts.length === 4 && scope.hold) {
+      if (parts[3] === 'on' || parts[3] === 'off') return json(res, 200, scope.hold(parts[3] === 'on'));
     }
     if (method === 'POST' && parts.length === 4 && parts[3] === 'accept' && parts[1] === 'tools') {
       const tool = scope.accept(parts[2]!);

@@ -284,6 +284,58 @@ describe('events through a tunnel (issue 18)', () => {
     expect(await row('docs__search')).toMatchObject({ calls: 1, changed: false });
   }, 60_000);
 
+  it("the Settings' holdChangedTools reaches mcppipe up: off, a changed tool stays listed and callable; on, it leaves tools/list at once", async () => {
+    const c = await agent();
+    const names = async () => (await c.listTools()).tools.map((t) => t.name);
+    const settings = `/api/tunnels/${TUNNEL}/settings`;
+    const hold = async () =>
+      ((await (await api(`/api/tunnels/${TUNNEL}/tools`)).json()) as { hold: boolean }).hold;
+    const changed = async () =>
+      (
+        (await (await api(`/api/tunnels/${TUNNEL}/tools`)).json()) as {
+          tools: { name: string; changed: boolean }[];
+        }
+      ).tools.find((t) => t.name === 'docs__search')?.changed;
+    // the CLI runs with --hold-changed-tools: the settings say so before the owner stored anything
+    expect(await (await api(settings)).json()).toMatchObject({ holdChangedTools: true });
+    const off = await api(settings, 'alice', {
+      method: 'PUT',
+      body: JSON.stringify({ holdChangedTools: false }),
+    });
+    expect(off.status).toBe(200);
+    expect(await off.json()).toMatchObject({ holdChangedTools: false });
+    await waitFor(async () => (await hold()) === false, {
+      timeoutMs: 10_000,
+      message: 'the CLI took hold off',
+    });
+    await c.callTool({ name: 'docs__rug', arguments: {} });
+    await waitFor(async () => (await changed()) === true, {
+      timeoutMs: 15_000,
+      message: 'docs__search changed',
+    });
+    expect(await names()).toContain('docs__search');
+    expect(await c.callTool({ name: 'docs__search', arguments: { q: 'y' } })).toMatchObject({
+      content: [{ type: 'text', text: 'found y' }],
+    });
+    const on = await api(settings, 'alice', {
+      method: 'PUT',
+      body: JSON.stringify({ holdChangedTools: true }),
+    });
+    expect(on.status).toBe(200);
+    await waitFor(async () => !(await names()).includes('docs__search'), {
+      timeoutMs: 15_000,
+      message: 'docs__search held back',
+    });
+    // held: gone from the list, so the aggregator does not route it
+    await expect(c.callTool({ name: 'docs__search', arguments: { q: 'z' } })).rejects.toThrow(
+      'Unknown tool: "docs__search"',
+    );
+    expect(
+      (await api(`/api/tunnels/${TUNNEL}/tools/docs__search/accept`, 'alice', { method: 'POST' })).status,
+    ).toBe(200);
+    await waitFor(async () => (await names()).includes('docs__search'), { timeoutMs: 15_000 });
+  }, 60_000);
+
   it('refuses a private-address webhook target when the operator has not allowed them', async () => {
     strict = await startTunnelGateway({
       name: 'tunnel-events-strict',

@@ -117,6 +117,18 @@ export async function createCliEvents(
       registry.toolsChanged(parts.upstream); // agents re-list and see the tool again
       return { upstream: parts.upstream, name, hash: t.hash, changed: false, pinnedAt: t.pinnedAt };
     },
+    hold(on) {
+      if (pins.hold === on) return { hold: on };
+      pins.hold = on;
+      options.logger.info(
+        { hold: on },
+        `changed tools are ${on ? 'held back' : 'listed'} (the relay's setting)`,
+      );
+      // agents re-list where the lists change: the upstreams with a changed tool
+      for (const upstream of pins.upstreams())
+        if (pins.list(upstream).some((t) => t.changed)) registry.toolsChanged(upstream);
+      return { hold: on };
+    },
   };
   return {
     registry,

@@ -97,6 +97,7 @@ export async function startTunnel(
   }
   const metadata: Record<string, string> = { cli: `mcppipe/${version}`, auth: plan.auth };
   if (served && !plan.zeroKnowledge) metadata['events'] = '1'; // SCOPE_METADATA_KEY: the relay follows the scope
+  if (plan.holdChangedTools) metadata['hold'] = '1'; // the settings' default for holdChangedTools
   if (plan.allowIp.length > 0) metadata['allow'] = plan.allowIp.join(','); // the relay's metadata keys: auth, allow (packages/tunnel README)
   let last: TunnelStatus = { status: 'connecting', attempt: 1 };
   const client = connectTunnel({

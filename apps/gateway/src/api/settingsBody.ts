@@ -27,7 +27,8 @@ export interface TunnelSettings {
 export type StoredSettings = Partial<TunnelSettings>;
 
 /**
- * The settings a tunnel has when the owner stored none: auth and allowlist from its connect metadata.
+ * The settings a tunnel has when the owner stored none: auth, allowlist and hold-changed-tools from its connect
+ * metadata.
  *
  * @param metadata - the tunnel's connect metadata (empty for a tunnel not connected now)
  * @returns the defaults
@@ -40,7 +41,7 @@ export function settingsFromMetadata(metadata: Readonly<Record<string, string>>)
     policies: { deny: [], allow: [] },
     limits: { callsPerMinute: null },
     capture: { values: false },
-    holdChangedTools: false,
+    holdChangedTools: metadata['hold'] === '1', // `mcppipe up --hold-changed-tools`
   };
 }
 

@@ -18,6 +18,7 @@ import { accountRoutes } from './sessionApi.js';
 import { SessionStore } from './sessionStore.js';
 import type { SessionTable } from './sessionStore.js';
 import { sharedSessions } from '../scale/sessions.js';
+import { followHoldSetting } from './settingsHold.js';
 import { createSettingsEnforcer, tunnelId } from './settingsRelay.js';
 import { TunnelSettingsStore } from './settingsStore.js';
 import type { SharedSettingsStore } from './settingsStore.js';
@@ -56,6 +57,8 @@ export async function openTunnelRelay(
     );
   // a tunnel's last connect metadata: its settings still answer (with its auth and allowlist) once it disconnected
   const lastConnect = new Map<string, { metadata: Record<string, string>; zeroKnowledge: boolean }>();
+  const hold =
+    scopes && followHoldSetting({ settings, scopes, registry: () => opened.registry, logger: rest.logger });
   const opened = createRelay({
     ...rest,
     settings: createSettingsEnforcer(settings),
@@ -64,6 +67,7 @@ export async function openTunnelRelay(
       if (t !== undefined)
         lastConnect.set(tunnelId(t), { metadata: t.metadata, zeroKnowledge: t.zeroKnowledge });
       rest.onTunnelEvent?.(e, registry);
+      if (t !== undefined) hold?.apply(tunnelId(t)); // after the scope knows the connection
     },
   });
   const relay: TunnelRelay = {

@@ -30,6 +30,7 @@ export class TunnelSettingsStore {
   #writing: Promise<void> = Promise.resolve();
   #shared: { store: SharedSettingsStore; entries: Collection<StoredSettings> } | undefined;
   #stop: (() => void) | undefined;
+  readonly #listeners = new Set<(id: string) => void>();
 
   private constructor(path: string, tunnels: Record<string, StoredSettings>) {
     this.#path = path;
@@ -94,8 +95,23 @@ export class TunnelSettingsStore {
   #replace(id: string, v: StoredSettings | undefined): void {
     if (v === undefined) return void this.#tunnels.delete(id);
     const held = this.#tunnels.get(id);
-    if (held === undefined || JSON.stringify(held) !== JSON.stringify(v))
-      this.#tunnels.set(id, Object.freeze(v));
+    if (held !== undefined && JSON.stringify(held) === JSON.stringify(v)) return;
+    this.#tunnels.set(id, Object.freeze(v));
+    this.#changed(id);
+  }
+
+  #changed(id: string): void {
+    for (const fn of this.#listeners) fn(id);
+  }
+
+  /**
+   * Calls `fn` with a tunnel's id each time its stored settings change: a `put` here or, many nodes, another node's
+   * (when this node reloads the entry).
+   *
+   * @param fn - called synchronously, after the new value is readable with {@link TunnelSettingsStore.get}
+   */
+  onChange(fn: (id: string) => void): void {
+    this.#listeners.add(fn);
   }
 
   /** @returns the stored fields of tunnel `id`, or undefined (never mutate it) */
@@ -117,6 +133,7 @@ export class TunnelSettingsStore {
    */
   async put(id: string, settings: StoredSettings): Promise<void> {
     this.#tunnels.set(id, Object.freeze({ ...settings }));
+    this.#changed(id);
     const shared = this.#shared;
     if (shared !== undefined) {
       await shared.entries.set(id, { ...settings });

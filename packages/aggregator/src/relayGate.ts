@@ -85,7 +85,7 @@ export class RelayGate {
     this.#gate = new PolicyGate({ policy: compilePolicy(relayPolicyConfig(rules)) });
     const n = rules.callsPerMinute;
     if (n === null) return;
-    const limits = compilePolicy({ limits: [{ scope: 'caller', rate: `${n}/min`, burst: n }] });
+    const limits = compilePolicy({ limits: [{ scope: 'all', rate: `${n}/min`, burst: n }] });
     const { keyPrefix } = options;
     this.#limiter =
       options.store === undefined

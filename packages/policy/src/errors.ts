@@ -39,11 +39,12 @@ export function invalidPolicyError(errors: readonly string[]): McpPipeError<'MCP
 }
 
 function refusalMessage(name: string, data: RateLimitedData): string {
-  const per = { caller: 'per caller', tool: 'per tool', 'caller+tool': 'per caller and tool' }[
-    data.limit.scope
-  ];
+  const { scope, rate, burst } = data.limit;
   const secs = Math.ceil(data.retryAfterMs / 1000);
-  return `rate_limited: too many calls to ${JSON.stringify(name)} (limit ${data.limit.rate} ${per}, burst ${data.limit.burst}); retry in ${secs} s`;
+  if (scope === 'all')
+    return `rate_limited: too many tool calls (limit ${rate} for all tools and callers together, burst ${burst}); ${JSON.stringify(name)} was not called; retry in ${secs} s`;
+  const per = { caller: 'per caller', tool: 'per tool', 'caller+tool': 'per caller and tool' }[scope];
+  return `rate_limited: too many calls to ${JSON.stringify(name)} (limit ${rate} ${per}, burst ${burst}); retry in ${secs} s`;
 }
 
 /**

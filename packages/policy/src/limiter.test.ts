@@ -75,6 +75,13 @@ describe('token buckets (fake clock)', () => {
     expect(limiter.take('bob', 'b__two').ok).toBe(true);
   });
 
+  it('scope all: one bucket for every call, whatever the caller and the tool', () => {
+    const { limiter } = setup([{ scope: 'all', rate: '2/min', burst: 2 }]);
+    expect(limiter.take('alice', 'a__one').ok).toBe(true);
+    expect(limiter.take('bob', 'b__two').ok).toBe(true);
+    expect(limiter.take('carol', 'c__three')).toMatchObject({ ok: false, retryAfterMs: 30_000 });
+  });
+
   it('scope caller+tool: a caller over its per-tool limit is refused while another caller and another tool still pass', () => {
     const { limiter } = setup([{ scope: 'caller+tool', match: 'search__*', rate: '2/min', burst: 2 }]);
     expect(limiter.take('alice', 'search__query').ok).toBe(true);
@@ -163,6 +170,16 @@ describe('refusal errors', () => {
         'rate_limited: too many calls to "search__query" (limit 10/min per caller and tool, burst 5); retry in 2 s',
       data: { retryAfterMs: 1500, limit: refusal.limit },
     });
+  });
+
+  it('scope all says the limit is for all tools and callers together, not for the tool called', () => {
+    const all = {
+      retryAfterMs: 20_500,
+      limit: { scope: 'all' as const, match: '*', rate: '3/min', burst: 3 },
+    };
+    expect(rateLimitedWireError('x__y', all).message).toBe(
+      'rate_limited: too many tool calls (limit 3/min for all tools and callers together, burst 3); "x__y" was not called; retry in 21 s',
+    );
   });
 
   it('the local error carries MCPP_POLICY_RATE_LIMITED and the same text', () => {

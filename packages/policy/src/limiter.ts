@@ -73,6 +73,8 @@ function keyOf(limit: CompiledLimit, caller: Caller, name: string): string {
       return `${limit.prefix}t\u0000${name}`;
     case 'caller+tool':
       return `${limit.prefix}ct\u0000${caller}\u0000${name}`;
+    case 'all':
+      return `${limit.prefix}a`;
     default: {
       const never: never = limit.scope;
       return never;

@@ -218,7 +218,7 @@ describe('compile errors', () => {
     ],
     [
       { limits: [{ scope: 'user', rate: '5/s' }] },
-      'limits[0].scope: must be "caller" or "tool" or "caller+tool", got "user"',
+      'limits[0].scope: must be "caller" or "tool" or "caller+tool" or "all", got "user"',
     ],
     [{ limits: [{ scope: 'tool', rate: '5/s', match: '' }] }, 'limits[0].match: must not be empty'],
     ['deny', '(policy): must be an object'],

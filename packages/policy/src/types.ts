@@ -23,11 +23,14 @@ export interface PolicyRule {
 }
 
 /** How a rate limit keys its buckets (P2). */
-export type LimitScope = 'caller' | 'tool' | 'caller+tool';
+export type LimitScope = 'caller' | 'tool' | 'caller+tool' | 'all';
 
 /** One token-bucket rate limit. Every limit that matches a call applies. */
 export interface LimitConfig {
-  /** `caller`: one bucket per caller; `tool`: one per exposed tool (shared by all callers); `caller+tool`: one per pair. */
+  /**
+   * `caller`: one bucket per caller; `tool`: one per exposed tool (shared by all callers); `caller+tool`: one per
+   * pair; `all`: one bucket for every matching call (all tools and callers together, e.g. a relay tunnel's limit).
+   */
   scope: LimitScope;
   /** A glob on the exposed tool name; calls that do not match are not counted. Default: `*`. */
   match?: string;

@@ -3,7 +3,7 @@ import { parseRate } from './rate.js';
 
 const ACTIONS = ['allow', 'deny'];
 const KINDS = ['tool', 'prompt', 'resource'];
-const SCOPES = ['caller', 'tool', 'caller+tool'];
+const SCOPES = ['caller', 'tool', 'caller+tool', 'all'];
 const RULE_KEYS = new Set(['match', 'callers', 'kind', 'action']);
 const LIMIT_KEYS = new Set(['scope', 'match', 'rate', 'burst']);
 const TOP_KEYS = new Set(['default', 'rules', 'limits']);

@@ -247,7 +247,7 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
     expect(cli.stderr().match(/"msg":"tunnel connected/g)).toEqual(['"msg":"tunnel connected']);
   });
 
-  it('a limit of 3 calls a minute refuses the 4th call with the rate-limit error', async () => {
+  it('a limit of 3 calls a minute refuses the 4th call, of any tool, with the rate-limit error naming the whole tunnel', async () => {
     await api(`/api/tunnels/${TUNNEL}/settings`, {
       method: 'PUT',
       bearer: aliceKey,
@@ -262,8 +262,13 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
       await c.callTool({ name: 'probe__echo', arguments: { text: 'n3' } }).catch((e: unknown) => e),
     );
     expect(refused.code).toBe(-31429);
-    expect(refused.message).toMatch(/^rate_limited: /);
+    expect(refused.message).toMatch(
+      /^rate_limited: too many tool calls \(limit 3\/min for all tools and callers together, burst 3\); "probe__echo" was not called; retry in \d+ s$/,
+    );
     expect(refused.data?.['retryAfterMs']).toBeGreaterThan(0);
+    // one bucket for the tunnel: another tool is refused too
+    const other = rpcError(await c.callTool({ name: 'probe__pid', arguments: {} }).catch((e: unknown) => e));
+    expect(other.code).toBe(-31429);
     expect((await c.listTools()).tools.length).toBeGreaterThan(0); // lists are not counted
     await c.close();
     await api(`/api/tunnels/${TUNNEL}/settings`, {

@@ -36,11 +36,39 @@ const KEY_FIELD: Record<ListKind, string> = {
   resourceTemplates: 'uriTemplate',
 };
 
-function stringParam(params: Obj | undefined, name: string): string {
+/** -32602 in the host's wording for a schema failure (`agentSafeMessage` in `@mcppipe/http`; docs/cli.md "Errors"). */
+const invalidParams = (method: string, path: string) =>
+  new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
+    `Invalid params for ${method}: the field "${path}" is missing or has the wrong type`,
+  );
+
+/**
+ * `params[name]` (at `path`, e.g. `params.ref`) as a string.
+ *
+ * @throws ProtocolError -32602 `Invalid params for <method>: the field "<path>.<name>" …` when it is not one
+ */
+function stringParam(params: Obj | undefined, name: string, at: { method: string; path?: string }): string {
   const v = params?.[name];
-  if (typeof v !== 'string')
-    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `params.${name} must be a string`);
+  if (typeof v !== 'string') throw invalidParams(at.method, `${at.path ?? 'params'}.${name}`);
   return v;
+}
+
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Checks `params.arguments` before a call is routed (MCP: an object for `tools/call`, an object of strings for
+ * `prompts/get`), so an agent gets the documented -32602 instead of whatever the upstream's validator says.
+ *
+ * @throws ProtocolError -32602 naming the first offending field
+ */
+function checkArguments(method: 'tools/call' | 'prompts/get', params: Obj | undefined): void {
+  const args = params?.['arguments'];
+  if (args === undefined) return;
+  if (!isObj(args)) throw invalidParams(method, 'params.arguments');
+  if (method !== 'prompts/get') return;
+  for (const [k, v] of Object.entries(args))
+    if (typeof v !== 'string') throw invalidParams(method, `params.arguments.${k}`);
 }
 
 const noUpstreamError = (kind: NameKind, exposed: string, upstream: string) =>
@@ -154,7 +182,7 @@ async function completion(core: Core, call: AgentCall, params: Obj | undefined):
   const ref = params?.['ref'] as Obj | undefined;
   if (ref?.['type'] === 'ref/prompt') {
     const { upstream, name } = await resolveName(core, 'prompts', {
-      exposed: stringParam(ref, 'name'),
+      exposed: stringParam(ref, 'name', { method: 'completion/complete', path: 'params.ref' }),
       caller: callerOf(core, call),
     });
     return core.routed(call, upstream, {
@@ -163,7 +191,7 @@ async function completion(core: Core, call: AgentCall, params: Obj | undefined):
     });
   }
   if (ref?.['type'] === 'ref/resource') {
-    const uri = stringParam(ref, 'uri');
+    const uri = stringParam(ref, 'uri', { method: 'completion/complete', path: 'params.ref' });
     let target: { upstream: string; uri: string };
     try {
       const t = unwrapResourceTemplate(uri);
@@ -208,7 +236,8 @@ export async function dispatchAggregate(core: Core, request: JSONRPCRequest, cal
   }
   switch (request.method) {
     case 'tools/call': {
-      const exposed = stringParam(params, 'name');
+      const exposed = stringParam(params, 'name', request);
+      checkArguments('tools/call', params);
       const caller = callerOf(core, call);
       const { upstream, name } = await resolveName(core, 'tools', { exposed, caller });
       if (caller !== undefined) core.options.policy?.take(exposed, caller);
@@ -216,8 +245,10 @@ export async function dispatchAggregate(core: Core, request: JSONRPCRequest, cal
       return result['resultType'] === 'input_required' ? result : wrapCallToolResult(upstream, result);
     }
     case 'prompts/get': {
+      const exposed = stringParam(params, 'name', request);
+      checkArguments('prompts/get', params);
       const { upstream, name } = await resolveName(core, 'prompts', {
-        exposed: stringParam(params, 'name'),
+        exposed,
         caller: callerOf(core, call),
       });
       const result = await core.routed(call, upstream, {
@@ -227,7 +258,7 @@ export async function dispatchAggregate(core: Core, request: JSONRPCRequest, cal
       return result['resultType'] === 'input_required' ? result : wrapPromptResult(upstream, result);
     }
     case 'resources/read': {
-      const exposed = stringParam(params, 'uri');
+      const exposed = stringParam(params, 'uri', request);
       const target = unwrapUri(core, exposed);
       checkResource(core, call, { exposed, upstream: target.upstream });
       const result = await core.routed(call, target.upstream, {
@@ -240,14 +271,14 @@ export async function dispatchAggregate(core: Core, request: JSONRPCRequest, cal
     case 'completion/complete':
       return completion(core, call, params);
     case 'resources/subscribe': {
-      const exposed = stringParam(params, 'uri');
+      const exposed = stringParam(params, 'uri', request);
       const target = unwrapUri(core, exposed);
       checkResource(core, call, { exposed, upstream: target.upstream });
       await core.subscriptions.subscribe(call.server, exposed, target);
       return {};
     }
     case 'resources/unsubscribe': {
-      const exposed = stringParam(params, 'uri');
+      const exposed = stringParam(params, 'uri', request);
       await core.subscriptions.unsubscribe(call.server, unwrapUri(core, exposed));
       return {};
     }

@@ -45,6 +45,40 @@ describe('routing', () => {
     expect((await rpcError(agent.client.getPrompt({ name: 'faults__none' }))).code).toBe(-32602);
   });
 
+  it('answers params of the wrong type with the documented -32602, before any upstream sees them', async () => {
+    const cases: [method: string, params: Obj, message: string][] = [
+      [
+        'tools/call',
+        {},
+        'Invalid params for tools/call: the field "params.name" is missing or has the wrong type',
+      ],
+      [
+        'tools/call',
+        { name: 5 },
+        'Invalid params for tools/call: the field "params.name" is missing or has the wrong type',
+      ],
+      [
+        'tools/call',
+        { name: 'everything__echo', arguments: 'notanobject' },
+        'Invalid params for tools/call: the field "params.arguments" is missing or has the wrong type',
+      ],
+      [
+        'prompts/get',
+        { name: 'everything__args-prompt', arguments: { city: 3 } },
+        'Invalid params for prompts/get: the field "params.arguments.city" is missing or has the wrong type',
+      ],
+      [
+        'resources/read',
+        { uri: null },
+        'Invalid params for resources/read: the field "params.uri" is missing or has the wrong type',
+      ],
+    ];
+    for (const [method, params, message] of cases) {
+      const err = await rpcError(agent.client.request({ method, params } as never, RAW));
+      expect({ code: err.code, message: err.message }).toEqual({ code: -32602, message });
+    }
+  });
+
   it('passes isError results and upstream JSON-RPC errors through unchanged', async () => {
     const result = await agent.client.request(
       { method: 'tools/call', params: { name: 'faults__fail' } },

@@ -19,6 +19,7 @@ const USAGE = new Set([
   'MCPP_OAUTH_INVALID_OPTIONS',
   'MCPP_OAUTH_NO_PASSWORD',
   'MCPP_OAUTH_ACCOUNT_INVALID',
+  'MCPP_CAPTURE_INVALID_OPTIONS',
 ]);
 
 /** The settings read from the environment only (secrets stay out of `ps`), shown under `--help`. */

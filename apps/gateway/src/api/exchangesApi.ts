@@ -12,6 +12,7 @@ import type { Logger } from '../types.js';
 import type { TunnelScopes } from '@mcppipe/events';
 import type { FastifyInstance } from 'fastify';
 import type { TunnelRelay } from '../tunnel/relay.js';
+import { parseBytes, usage } from '../flagParsers.js';
 import { splitLabel } from '../tunnel/address.js';
 import { exchangesRoutes } from './exchanges.js';
 import { statsRoutes } from './stats.js';
@@ -31,8 +32,9 @@ export const CAPTURE_ENV = {
  *
  * @param env - the environment
  * @param shared - many nodes (`--redis`): the store to share the rings in, and where to warn when a write fails
- * @returns the options, or false for `MCPPIPE_CAPTURE=off`; a value that is not an integer is passed on and refused
- *   by `ExchangeCapture` (`MCPP_CAPTURE_INVALID_OPTIONS`)
+ * @returns the options, or false for `MCPPIPE_CAPTURE=off`
+ * @throws McpPipeError `MCPP_CLI_USAGE` naming the variable and its value: a count that is not a whole number, a
+ *   size that is not bytes (`parseBytes`: `1048576`, `512kb`, `4mb`)
  */
 export function captureOptions(
   env: NodeJS.ProcessEnv,
@@ -42,7 +44,12 @@ export function captureOptions(
   const out: ExchangeCaptureOptions = {};
   for (const [k, name] of Object.entries(CAPTURE_ENV) as [keyof typeof CAPTURE_ENV, string][]) {
     const v = env[name];
-    if (v !== undefined && v !== '') out[k] = Number(v);
+    if (v === undefined || v === '') continue;
+    if (k === 'bodyCapBytes' && v.trim() === '0')
+      out[k] = 0; // keep no bodies, metadata only
+    else if (k !== 'maxExchanges') out[k] = parseBytes(name, v);
+    else if (/^\d+$/.test(v.trim()) && Number(v) > 0 && Number.isSafeInteger(Number(v))) out[k] = Number(v);
+    else throw usage(`${name}: "${v}" is not a count of exchanges (a whole number, e.g. 1000)`);
   }
   if (shared === undefined) return out;
   // issue 20: the ring of each tunnel also in the store (same bounds), read by every node; gone a day after its last call

@@ -20,6 +20,7 @@ import { RPC, refuse } from './pipeline/rpcError.js';
 import { EndpointHosts } from './proxy/hosts.js';
 import { resolveDeps } from './resolve.js';
 import { createCallerResolver } from './api/caller.js';
+import { notFound } from './api/reply.js';
 import { apiRoutes } from './routes/api.js';
 import { mcpRoutes } from './routes/mcp.js';
 import { metaRoutes } from './routes/meta.js';
@@ -81,9 +82,12 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
     'onRequest',
     createCorsHook({ publicUrl: d.publicUrl, loopback: d.loopback, allowedOrigins: d.allowedOrigins }),
   );
-  // Unknown paths are answered before anything else runs: no body is read for them.
+  // Unknown paths are answered before anything else runs: no body is read for them (`/api/*` in its own shape).
   app.addHook('onRequest', async (req, reply) => {
-    if (req.is404) return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found' });
+    if (!req.is404) return;
+    const path = req.url.split('?')[0]!;
+    if (path.startsWith('/api/')) return notFound(reply, `no route ${req.method} ${path}`);
+    return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found' });
   });
 
   const gate = new ClientGate({ ...d.clientLimits, now: d.now });

@@ -374,6 +374,18 @@ describe('/api/tunnels/:id/settings enforced at the relay', () => {
     const answer = (await broken.json()) as Record<string, unknown>;
     expect(Object.keys(answer).sort()).toEqual(['error', 'message']);
     expect(answer['error']).toBe('invalid_json');
+    // a body that is not JSON by its type: 415, same shape
+    const plain = await fetch(`${gw.url}/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${aliceKey}`, 'content-type': 'text/plain' },
+      body: '{"auth": "none"}',
+    });
+    expect(plain.status).toBe(415);
+    expect(await plain.json()).toMatchObject({ error: 'unsupported_media_type' });
+    // a route /api does not have: 404 in the same shape, not a JSON-RPC error
+    const nowhere = await api('/api/nonexistent?x=1', { bearer: aliceKey });
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.json).toEqual({ error: 'not_found', message: 'no route GET /api/nonexistent' });
   });
 });
 

@@ -50,6 +50,8 @@ export interface ApiDeps {
 export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
   app.decorateRequest('apiCaller', undefined);
   app.setErrorHandler(apiErrorHandler);
+  // bodies are JSON: any other type is 415 unsupported_media_type (Fastify would hand text/plain on as a string)
+  app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (req, reply) => {
     const cookie = req.headers.authorization === undefined ? sessionCookie(req) : undefined;
     if (cookie !== undefined) await deps.sessions?.load?.(cookie); // S1: opened or ended on another node

@@ -35,6 +35,20 @@ export function matches(x: ExchangeSummary, f: LiveFilters): boolean {
   return true;
 }
 
+/**
+ * The shown rows after Resume: the rows held back while paused that match the filters now in force, newest first,
+ * in front of the shown ones, each id once (the caller caps the length).
+ */
+export function resumeRows(
+  held: ExchangeSummary[],
+  rows: ExchangeSummary[],
+  f: LiveFilters,
+): ExchangeSummary[] {
+  const ids = new Set<string>();
+  const once = (x: ExchangeSummary) => !ids.has(x.id) && !!ids.add(x.id);
+  return [...held.filter((x) => matches(x, f)), ...rows].filter(once);
+}
+
 /** The filters as API query parameters (empty ones left out). */
 export function filterQuery(f: LiveFilters, limit: number): Record<string, string> {
   const q: Record<string, string> = { limit: String(limit) };

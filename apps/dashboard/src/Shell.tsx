@@ -1,4 +1,5 @@
-// The signed-in frame: the tunnel picker (`GET /api/tunnels`), the four tabs, and the active tab's view.
+// The signed-in frame: the tunnel picker (`GET /api/tunnels`, refreshed every few seconds while the page is shown, so
+// a tunnel going offline or coming back shows without a reload), the four tabs, and the active tab's view.
 import { useEffect } from 'preact/hooks';
 import { api } from './api.js';
 import { TABS, go, href, parse, useLoad, useRoute } from './hooks.js';
@@ -8,6 +9,9 @@ import { Live } from './tabs/Live.js';
 import { Settings } from './tabs/Settings.js';
 import { Tools } from './tabs/Tools.js';
 import type { Session, TunnelInfo } from './types.js';
+
+/** How often the tunnel list (connected or offline, auth) is read again while the page is visible. */
+const REFRESH_MS = 5000;
 
 const TITLES: Record<Tab, string> = {
   live: 'Live',
@@ -34,6 +38,12 @@ export function Shell({ session, onSignOut }: { session: Session; onSignOut: () 
   const { value, error, reload } = useLoad(() => api.tunnels().then((r) => r.tunnels), []);
   const tunnels = value ?? [];
   const tunnel = tunnels.find((t) => t.id === route.tunnel);
+  useEffect(() => {
+    const again = () => document.visibilityState === 'visible' && reload();
+    const timer = setInterval(again, REFRESH_MS);
+    document.addEventListener('visibilitychange', again);
+    return () => (clearInterval(timer), document.removeEventListener('visibilitychange', again));
+  }, [reload]);
   useEffect(() => {
     // the first tunnel when none is chosen; read from the address bar itself, not this render's route: a
     // navigation made while the list was loading (a link, the address bar) must not be overridden

@@ -1,6 +1,7 @@
 /**
  * The dashboard's Live tab and header against a tunnel that comes and goes, in a real browser (DESIGN.md D2): Pause,
- * a filter change while paused and Resume (held rows filtered and shown once). Same stack as dashboard.test.ts
+ * a filter change while paused and Resume (held rows filtered and shown once); the header's connected state, Live's
+ * dot and Replay following the tunnel as it goes offline and comes back, without a reload. Same stack as dashboard.test.ts
  * (`dashboardSetup.ts`): the gateway process, a real `mcppipe up --tunnel` with stdio upstreams, real MCP clients,
  * Debian's Chromium.
  */
@@ -10,9 +11,11 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { node, signIn, startDashboardStack } from './dashboardSetup.js';
 import type { DashboardStack } from './dashboardSetup.js';
+import { startTunnelCli } from './tunnelStack.js';
 
 const ALICE_PW = 'alice live passphrase';
 const TUNNEL = 'den--alice';
+const UPSTREAMS = { probe: node(fixturePath('e2e-probe.mjs')), faults: node(fixturePath('agg-faults.mjs')) };
 
 let stack: DashboardStack;
 let page: Page;
@@ -31,7 +34,7 @@ beforeAll(async () => {
   stack = await startDashboardStack({
     accounts: [['alice', ALICE_PW]],
     subdomain: 'den',
-    upstreams: { probe: node(fixturePath('e2e-probe.mjs')), faults: node(fixturePath('agg-faults.mjs')) },
+    upstreams: UPSTREAMS,
   });
   page = stack.page;
   await signIn(page, { base: stack.gw.url, account: 'alice', password: ALICE_PW });
@@ -66,5 +69,40 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
     expect(new Set(shown).size).toBe(shown.length);
     expect(new Set(await methods())).toEqual(new Set(['tools/call']));
     await page.locator('select[name=method]').selectOption('');
+  });
+
+  it("the header, Live's dot and Replay follow the tunnel going offline and coming back, without a reload", async () => {
+    const facts = page.locator('main.pad > p.muted.small').first();
+    const option = page.locator('select[name=tunnel] option').first();
+    const dot = page.getByRole('region', { name: 'Live' }).locator('.dot');
+    const replay = page.getByRole('button', { name: 'Replay' });
+    const exchange = (await newest('method=tools/call&limit=1'))[0]!.id;
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/inspector/${exchange}`);
+    await expect.poll(() => replay.isEnabled(), { timeout: 30_000 }).toBe(true);
+    expect(await facts.textContent()).not.toContain('offline');
+    await page.evaluate('window.marker = 1');
+    await stack.cli.stop();
+    await expect.poll(() => facts.textContent(), { timeout: 30_000 }).toContain('· offline');
+    expect(await option.textContent()).toContain('offline');
+    await expect.poll(() => replay.isEnabled(), { timeout: 30_000 }).toBe(false);
+    expect(await page.getByText('The tunnel is offline: replay needs it connected.').count()).toBe(1);
+    await page.evaluate(`location.hash = '#/${TUNNEL}/live'`);
+    await expect.poll(() => dot.getAttribute('title'), { timeout: 30_000 }).toBe('tunnel offline');
+    expect(await dot.getAttribute('class')).toBe('dot');
+    const cli = await startTunnelCli({
+      gateway: stack.gw.url,
+      apiKey: stack.keys['alice']!,
+      subdomain: 'den',
+      auth: 'api-key',
+      stdio: UPSTREAMS,
+    });
+    try {
+      await expect.poll(() => facts.textContent(), { timeout: 30_000 }).not.toContain('offline');
+      expect(await option.textContent()).toContain('●');
+      await expect.poll(() => dot.getAttribute('class'), { timeout: 30_000 }).toBe('dot on');
+      expect(await page.evaluate('window.marker')).toBe(1);
+    } finally {
+      await cli.stop();
+    }
   });
 });

@@ -68,7 +68,10 @@ export function Live({ tunnel }: { tunnel: TunnelInfo }) {
       <div class="toolbar">
         <LiveFilterBar tunnel={tunnel} rows={rows} filters={filters} onChange={setFilters} />
         <span class="spacer" />
-        <span class={connected ? 'dot on' : 'dot'} title={connected ? 'streaming' : 'connecting'} />
+        <span
+          class={connected && tunnel.connected ? 'dot on' : 'dot'}
+          title={!tunnel.connected ? 'tunnel offline' : connected ? 'streaming' : 'connecting'}
+        />
         {paused ? (
           <button onClick={resume}>Resume{waiting > 0 && ` (${waiting} new)`}</button>
         ) : (

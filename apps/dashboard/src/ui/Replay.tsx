@@ -42,6 +42,9 @@ export function Replay({ tunnel, exchange }: { tunnel: TunnelInfo; exchange: Exc
         onInput={(ev) => setText(ev.currentTarget.value)}
       />
       {error && <p class="error">{error}</p>}
+      {!tunnel.connected && (
+        <p class="muted small offline">The tunnel is offline: replay needs it connected.</p>
+      )}
       <button onClick={() => void send()} disabled={busy || !tunnel.connected}>
         Replay
       </button>

@@ -1,7 +1,8 @@
 /**
  * The dashboard's Live tab and header against a tunnel that comes and goes, in a real browser (DESIGN.md D2): Pause,
  * a filter change while paused and Resume (held rows filtered and shown once); the header's connected state, Live's
- * dot and Replay following the tunnel as it goes offline and comes back, without a reload. Same stack as dashboard.test.ts
+ * dot and Replay following the tunnel as it goes offline and comes back, without a reload; the auth mode saved in
+ * Settings as `GET /api/tunnels` and the header report it. Same stack as dashboard.test.ts
  * (`dashboardSetup.ts`): the gateway process, a real `mcppipe up --tunnel` with stdio upstreams, real MCP clients,
  * Debian's Chromium.
  */
@@ -69,6 +70,31 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
     expect(new Set(shown).size).toBe(shown.length);
     expect(new Set(await methods())).toEqual(new Set(['tools/call']));
     await page.locator('select[name=method]').selectOption('');
+  });
+
+  it('GET /api/tunnels and the header report the auth mode saved in Settings, not the connect-time one', async () => {
+    const api = (path: string, body?: unknown) =>
+      fetch(`${stack.gw.url}/api${path}`, {
+        method: body === undefined ? 'GET' : 'PUT',
+        headers: { authorization: `Bearer ${stack.keys['alice']!}`, 'content-type': 'application/json' },
+        ...(body !== undefined && { body: JSON.stringify(body) }),
+      });
+    const listed = async () =>
+      ((await (await api('/tunnels')).json()) as { tunnels: { id: string; auth: string }[] }).tunnels.find(
+        (t) => t.id === TUNNEL,
+      )?.auth;
+    expect(await listed()).toBe('api-key');
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/settings`);
+    await page.locator('select[name=auth]').selectOption('oauth');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByText('Saved: applies to the next request').waitFor({ timeout: 30_000 });
+    expect(await listed()).toBe('oauth');
+    await page.reload();
+    const facts = page.locator('main.pad > p.muted.small').first();
+    await expect.poll(() => facts.textContent(), { timeout: 30_000 }).toContain('auth oauth');
+    // the saved mode removed again: the connect-time one is listed again
+    expect((await api(`/tunnels/${TUNNEL}/settings`, { auth: null })).status).toBe(200);
+    expect(await listed()).toBe('api-key');
   });
 
   it("the header, Live's dot and Replay follow the tunnel going offline and coming back, without a reload", async () => {

@@ -87,7 +87,12 @@ export async function openTunnelRelay(
     lastConnect: (id: string) => lastConnect.get(id),
   });
   const capture = captureRoutes(relay, scopes);
-  const api = { sessions, routes: [account, capture], relay: { cluster, publicUrl: relay.publicUrl } };
+  const savedAuth = (id: string) => settings.get(id)?.auth;
+  const api = {
+    sessions,
+    routes: [account, capture],
+    relay: { cluster, publicUrl: relay.publicUrl, savedAuth },
+  };
   return { relay, api };
 }
 

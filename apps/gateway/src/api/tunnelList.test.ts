@@ -1,7 +1,7 @@
 import { TunnelScopes, type TunnelSummary } from '@mcppipe/events';
 import type { TunnelOwner } from '@mcppipe/tunnel';
 import { describe, expect, it } from 'vitest';
-import { heldSummaries, mergeTunnelLists, summaryOfOwner } from './tunnelList.js';
+import { heldSummaries, mergeTunnelLists, summaryOfOwner, withSavedAuth } from './tunnelList.js';
 
 const summary = (id: string, connected: boolean, extra: Partial<TunnelSummary> = {}): TunnelSummary => {
   const [subdomain, account] = id.split('--') as [string, string];
@@ -112,5 +112,16 @@ describe('heldSummaries', () => {
     expect(heldSummaries(scopes, { account: 'alice' }).status).toBe(400);
     expect(heldSummaries(scopes, null).status).toBe(400);
     scopes.close();
+  });
+});
+
+describe('withSavedAuth', () => {
+  it('lists the auth mode saved in the settings over the connect-time one; unsaved ones keep theirs', () => {
+    const saved: Record<string, string> = { 'a--alice': 'oauth' };
+    const list = [summary('a--alice', true), summary('b--alice', false)];
+    expect(withSavedAuth(list, (id) => saved[id]).map((t) => [t.id, t.auth])).toEqual([
+      ['a--alice', 'oauth'],
+      ['b--alice', 'api-key'],
+    ]);
   });
 });

@@ -33,6 +33,24 @@ export function mergeTunnelLists(
 }
 
 /**
+ * The tunnels with their effective auth mode: the one the owner saved in the tunnel's settings, when saved, over the
+ * one its CLI asked for when it connected (what the relay enforces, so what `GET /api/tunnels` reports).
+ *
+ * @param list - the summaries (auth from connect metadata)
+ * @param savedAuth - the auth mode saved for a tunnel id, or undefined when none is saved
+ * @returns the summaries with `auth` as enforced
+ */
+export function withSavedAuth(
+  list: readonly TunnelSummary[],
+  savedAuth: (id: string) => string | undefined,
+): TunnelSummary[] {
+  return list.map((t) => {
+    const auth = savedAuth(t.id);
+    return auth === undefined || auth === t.auth ? t : { ...t, auth };
+  });
+}
+
+/**
  * The summary of a tunnel another node holds, from its owner record alone (when that node does not answer): its
  * connect time is the record's (the Unix epoch in a record of an older node) and its upstream count is unknown (0).
  *

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { McpPipeEvent, TunnelScopes } from '@mcppipe/events';
+import type { McpPipeEvent, TunnelScopes, TunnelSummary } from '@mcppipe/events';
 import type { NodeCallAnswer, TunnelCluster } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { onHoldingNode, sendAnswer } from './holdingNode.js';
@@ -19,7 +19,7 @@ import { RemoteEventFeeds } from './remoteEvents.js';
 import { notFound } from './reply.js';
 import { SCOPE_CALLS, scopeAnswer, scopeCallOf, type ScopeOp } from './scopeCall.js';
 import { eventStreams } from './streams.js';
-import { heldSummaries, mergeTunnelLists, remoteSummaries } from './tunnelList.js';
+import { heldSummaries, mergeTunnelLists, remoteSummaries, withSavedAuth } from './tunnelList.js';
 import { webhookRoutes } from './webhooks.js';
 
 type Id = { Params: { id: string } };
@@ -33,6 +33,8 @@ export interface TunnelRoutesDeps {
   cluster?: TunnelCluster | undefined;
   /** A tunnel's public URL (listing a tunnel whose holding node does not answer). Default: none (''). */
   publicUrl?: ((subdomain: string, account: string) => string) | undefined;
+  /** The auth mode the owner saved in a tunnel's settings (listed over the connect-time one). Default: none. */
+  savedAuth?: ((id: string) => string | undefined) | undefined;
   /** How often the events of a tunnel another node holds are asked for, ms. Default 1 000. */
   eventsPollMs?: number;
 }
@@ -85,10 +87,11 @@ export function tunnelRoutes(app: FastifyInstance, deps: TunnelRoutesDeps): void
   app.get('/api/tunnels', async (req) => {
     const account = accountOf(req) ?? '';
     const local = tunnels.list(account);
-    if (cluster === undefined) return { tunnels: local };
+    const saved = (list: TunnelSummary[]) => withSavedAuth(list, deps.savedAuth ?? (() => undefined));
+    if (cluster === undefined) return { tunnels: saved(local) };
     const publicUrl = deps.publicUrl ?? (() => '');
     const remote = await remoteSummaries({ cluster, publicUrl }, account);
-    return { tunnels: mergeTunnelLists(account, local, remote) };
+    return { tunnels: saved(mergeTunnelLists(account, local, remote)) };
   });
   app.get<Id>('/api/tunnels/:id/upstreams', (req, reply) => route(req, reply, { op: 'upstreams' }));
   app.get<Id>('/api/tunnels/:id/upstreams/stream', async (req, reply) => {

@@ -75,6 +75,15 @@ export function clock(at: string | number | null | undefined): string {
   return Number.isNaN(d.getTime()) ? String(at) : d.toLocaleTimeString([], { hour12: false });
 }
 
+/** Local date and time of an ISO string or epoch ms, `YYYY-MM-DD HH:MM:SS` (for what may be days old). */
+export function dateTime(at: string | number | null | undefined): string {
+  if (at === null || at === undefined) return '–';
+  const d = new Date(at);
+  if (Number.isNaN(d.getTime())) return String(at);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${clock(d.getTime())}`;
+}
+
 /** `upstream__tool` from a stats row (its name may be exposed already). */
 export function exposedName(upstream: string | null, name: string): string {
   return !upstream || name.startsWith(`${upstream}__`) ? name : `${upstream}__${name}`;

@@ -127,6 +127,9 @@ describe.skipIf(!hasChromium())('the dashboard: Settings and Tools gaps (issue 1
     const row = page.locator('tr[data-name="ci bot"]');
     await row.waitFor({ timeout: 30_000 });
     expect(await row.textContent()).not.toContain(key); // listed by name and id, never the key
+    const table = page.locator('[aria-label="API keys"] table');
+    expect(await table.locator('thead th').allTextContents()).toEqual(['Name', 'Id', 'Created', '']);
+    expect(await row.locator('td').nth(2).textContent()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
     const withKey = await stack.client(key);
     expect(text(await withKey.callTool({ name: 'probe__echo', arguments: { text: 'by ci bot' } }))).toBe(
       'by ci bot',

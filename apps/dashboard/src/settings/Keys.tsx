@@ -1,6 +1,7 @@
 // API keys of the account (T1): create with a name (the key is shown once), list, revoke.
 import { useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
+import { dateTime } from '../format.js';
 import { useLoad } from '../hooks.js';
 
 export function Keys() {
@@ -34,12 +35,22 @@ export function Keys() {
         </p>
       )}
       <table class="grid">
+        <thead>
+          <tr>
+            <th>Name</th>
+            <th>Id</th>
+            <th>Created</th>
+            <th />
+          </tr>
+        </thead>
         <tbody>
           {(value ?? []).map((k) => (
             <tr key={k.id} data-key={k.id} data-name={k.name ?? ''}>
               <td>{k.name}</td>
               <td class="mono small">{k.id}</td>
-              <td class="small">{k.createdAt}</td>
+              <td class="small" title={k.createdAt}>
+                {dateTime(k.createdAt)}
+              </td>
               <td>
                 <button
                   class="danger"

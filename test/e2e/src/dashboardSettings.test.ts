@@ -140,7 +140,13 @@ describe.skipIf(!hasChromium())('the dashboard: Settings and Tools gaps (issue 1
     ).json()) as { exchanges: { caller: string; name: string | null }[] };
     expect(exchanges.map((x) => x.name)).toContain('probe__echo');
     await shot(page, 'keys');
+    // Revoke asks first: Cancel keeps the key
     await page.getByRole('button', { name: 'Revoke ci bot' }).click();
+    await row.getByRole('button', { name: 'Cancel' }).click();
+    expect(await (await api('/api/keys')).text()).toContain('"ci bot"');
+    await page.getByRole('button', { name: 'Revoke ci bot' }).click();
+    expect(await row.textContent()).toContain('tunnels connected with it close');
+    await row.getByRole('button', { name: 'Confirm revoke' }).click();
     await expect.poll(() => row.count(), { timeout: 30_000 }).toBe(0);
     const refused = await fetch(`${stack.gw.url}/t/${TUNNEL}/mcp`, {
       method: 'POST',

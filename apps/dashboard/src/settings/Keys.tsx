@@ -1,4 +1,5 @@
-// API keys of the account (T1): create with a name (the key is shown once), list, revoke.
+// API keys of the account (T1): create with a name (the key is shown once), list, revoke (after a confirmation:
+// the key is refused at once and the tunnels connected with it close, perhaps the one being viewed).
 import { useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
 import { dateTime } from '../format.js';
@@ -9,6 +10,7 @@ export function Keys() {
   const [name, setName] = useState('');
   const [shown, setShown] = useState<string | undefined>(undefined);
   const [failed, setFailed] = useState<string | undefined>(undefined);
+  const [confirming, setConfirming] = useState<string | undefined>(undefined);
   const create = async (ev: Event) => {
     ev.preventDefault();
     try {
@@ -20,8 +22,10 @@ export function Keys() {
       setFailed(describeError(err));
     }
   };
-  const revoke = (id: string) =>
-    api.revokeKey(id).then(reload, (err: unknown) => setFailed(describeError(err)));
+  const revoke = (id: string) => {
+    setConfirming(undefined);
+    return api.revokeKey(id).then(reload, (err: unknown) => setFailed(describeError(err)));
+  };
   return (
     <div class="card" aria-label="API keys">
       <h2>API keys</h2>
@@ -52,13 +56,25 @@ export function Keys() {
                 {dateTime(k.createdAt)}
               </td>
               <td>
-                <button
-                  class="danger"
-                  aria-label={`Revoke ${k.name ?? k.id}`}
-                  onClick={() => void revoke(k.id)}
-                >
-                  Revoke
-                </button>
+                {confirming === k.id ? (
+                  <span class="confirm">
+                    <span class="small">Refused at once; tunnels connected with it close.</span>{' '}
+                    <button class="danger" onClick={() => void revoke(k.id)}>
+                      Confirm revoke
+                    </button>{' '}
+                    <button class="ghost" onClick={() => setConfirming(undefined)}>
+                      Cancel
+                    </button>
+                  </span>
+                ) : (
+                  <button
+                    class="danger"
+                    aria-label={`Revoke ${k.name ?? k.id}`}
+                    onClick={() => setConfirming(k.id)}
+                  >
+                    Revoke
+                  </button>
+                )}
               </td>
             </tr>
           ))}

@@ -17,6 +17,8 @@ export function App() {
   const signOut = async () => {
     await api.logout().catch(() => undefined);
     setCsrf(undefined);
+    // the route names this account's tunnel: the next account to sign in starts from its own tunnels
+    history.replaceState(null, '', location.pathname + location.search);
     setSession(null);
   };
   if (session === undefined) return <p class="muted pad">Loading…</p>;

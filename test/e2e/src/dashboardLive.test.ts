@@ -2,7 +2,7 @@
  * The dashboard's Live tab and header against a tunnel that comes and goes, in a real browser (DESIGN.md D2): Pause,
  * a filter change while paused and Resume (held rows filtered and shown once); the header's connected state, Live's
  * dot and Replay following the tunnel as it goes offline and comes back, without a reload; the auth mode saved in
- * Settings as `GET /api/tunnels` and the header report it. Same stack as dashboard.test.ts
+ * Settings as `GET /api/tunnels` and the header report it; sign-out forgetting the account's tunnel route. Same stack as dashboard.test.ts
  * (`dashboardSetup.ts`): the gateway process, a real `mcppipe up --tunnel` with stdio upstreams, real MCP clients,
  * Debian's Chromium.
  */
@@ -15,6 +15,7 @@ import type { DashboardStack } from './dashboardSetup.js';
 import { startTunnelCli } from './tunnelStack.js';
 
 const ALICE_PW = 'alice live passphrase';
+const BOB_PW = 'bob live passphrase';
 const TUNNEL = 'den--alice';
 const UPSTREAMS = { probe: node(fixturePath('e2e-probe.mjs')), faults: node(fixturePath('agg-faults.mjs')) };
 
@@ -33,7 +34,10 @@ const newest = async (query: string) => {
 beforeAll(async () => {
   if (!hasChromium()) return;
   stack = await startDashboardStack({
-    accounts: [['alice', ALICE_PW]],
+    accounts: [
+      ['alice', ALICE_PW],
+      ['bob', BOB_PW],
+    ],
     subdomain: 'den',
     upstreams: UPSTREAMS,
   });
@@ -130,5 +134,20 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
     } finally {
       await cli.stop();
     }
+  });
+
+  it("sign-out forgets the route of the account's tunnel: the next account starts from its own", async () => {
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/tools`);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Account').waitFor({ timeout: 30_000 });
+    expect(new URL(page.url()).hash).toBe('');
+    await page.getByLabel('Account').fill('bob');
+    await page.getByLabel('Password').fill(BOB_PW);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 30_000 });
+    await expect
+      .poll(() => page.locator('select[name=tunnel] option').allTextContents(), { timeout: 30_000 })
+      .toEqual(['no tunnels']);
+    expect(page.url()).not.toContain(TUNNEL);
   });
 });

@@ -41,7 +41,8 @@ beforeAll(async () => {
     req.on('data', (c: string) => (body += c));
     req.on('end', () => {
       received.push({ headers: req.headers, body });
-      res.writeHead(204).end();
+      // answered after more than a second: a delivery's last attempt ends in a later second than it was created
+      setTimeout(() => res.writeHead(204).end(), 1100);
     });
   });
   await new Promise<void>((r) => hooks.listen(0, '127.0.0.1', r));
@@ -93,6 +94,16 @@ describe.skipIf(!hasChromium())('the dashboard: Settings and Tools gaps (issue 1
     const entry = row.locator('[data-delivery="tool.changed"]');
     await expect.poll(() => entry.getAttribute('data-status'), { timeout: 30_000 }).toBe('delivered');
     expect(await entry.textContent()).toMatch(/tool\.changed delivered ×1 204/);
+    // the time shown is the one the log is sorted by (newest first): when the delivery was created
+    const [logged] = (
+      (await (await api(`/api/tunnels/${TUNNEL}/webhooks`)).json()) as { webhooks: { id: string }[] }
+    ).webhooks;
+    const { deliveries } = (await (
+      await api(`/api/tunnels/${TUNNEL}/webhooks/${logged!.id}/deliveries`)
+    ).json()) as { deliveries: { eventType: string; createdAt: string }[] };
+    const createdAt = deliveries.find((d) => d.eventType === 'tool.changed')!.createdAt;
+    const local = await page.evaluate(`new Date('${createdAt}').toLocaleTimeString([], { hour12: false })`);
+    expect(await entry.textContent()).toMatch(new RegExp(`^${String(local)} tool\\.changed`));
     await shot(page, 'webhooks');
     // the secret was shown once: not after a reload
     await page.reload();

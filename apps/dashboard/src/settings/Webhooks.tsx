@@ -1,5 +1,6 @@
 // Webhooks of the tunnel (E3): add (URL and event types; the signing secret shown once), remove, delivery log
-// (refreshed every few seconds while shown, and on demand).
+// (newest first by when each delivery was created, the time shown; refreshed every few seconds while shown, and on
+// demand).
 import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
 import { clock } from '../format.js';
@@ -28,7 +29,7 @@ function DeliveryLog({ tunnel, hook }: { tunnel: TunnelInfo; hook: Webhook }) {
       {value && value.length === 0 && <span class="muted small"> none yet</span>}
       {value?.map((d) => (
         <div key={`${d.eventId}`} class="small mono" data-delivery={d.eventType} data-status={d.status}>
-          {clock(d.updatedAt)} {d.eventType}{' '}
+          <span title={`last attempt ${clock(d.updatedAt)}`}>{clock(d.createdAt)}</span> {d.eventType}{' '}
           <span class={d.status === 'delivered' ? 'status ok' : 'status bad'}>{d.status}</span> ×{d.attempts}{' '}
           {d.statusCode ?? ''} {d.error ?? ''}
         </div>

@@ -4,6 +4,7 @@ import { useEffect } from 'preact/hooks';
 import { api } from './api.js';
 import { TABS, go, href, parse, useLoad, useRoute } from './hooks.js';
 import type { Tab } from './hooks.js';
+import { Keys } from './settings/Keys.js';
 import { Inspector } from './tabs/Inspector.js';
 import { Live } from './tabs/Live.js';
 import { Settings } from './tabs/Settings.js';
@@ -104,7 +105,13 @@ export function Shell({ session, onSignOut }: { session: Session; onSignOut: () 
           <View key={tunnel.id} tunnel={tunnel} tab={route.tab} exchange={route.exchange} />
         ) : (
           value && (
-            <p class="muted">No tunnel yet: start one with `mcppipe up … --tunnel` (docs/tunnel.md).</p>
+            <>
+              <p class="muted">
+                No tunnel yet: create an API key below, then start one with{' '}
+                <code>mcppipe up … --tunnel RELAY_URL --api-key KEY</code> (docs/tunnel.md).
+              </p>
+              <Keys />
+            </>
           )
         )}
       </main>

@@ -149,5 +149,15 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
       .poll(() => page.locator('select[name=tunnel] option').allTextContents(), { timeout: 30_000 })
       .toEqual(['no tunnels']);
     expect(page.url()).not.toContain(TUNNEL);
+    // a new account gets its first API key (what `mcppipe up --tunnel` needs) right there, without a tunnel
+    const keys = page.getByLabel('API keys');
+    await keys.getByRole('textbox').fill('first laptop');
+    await keys.getByRole('button', { name: 'Create key' }).click();
+    const key = await keys.locator('[data-secret=key]').textContent({ timeout: 30_000 });
+    expect(key).toMatch(/^mcpp_/);
+    const listed = (await (
+      await fetch(`${stack.gw.url}/api/keys`, { headers: { authorization: `Bearer ${key}` } })
+    ).json()) as { keys: { name: string }[] };
+    expect(listed.keys.map((k) => k.name)).toContain('first laptop');
   });
 });

@@ -1,19 +1,23 @@
 // The session gate: `GET /api/session` decides between the login page and the dashboard (DESIGN.md D1).
 import { useEffect, useState } from 'preact/hooks';
-import { api, setCsrf } from './api.js';
+import { api, onSessionEnded, setCsrf } from './api.js';
 import { Login } from './Login.js';
 import { Shell } from './Shell.js';
 import type { Session } from './types.js';
 
 export function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [ended, setEnded] = useState(false);
   useEffect(() => {
     api.session().then(
       (s) => (setCsrf(s.csrf), setSession(s)),
       () => setSession(null),
     );
+    // a call answered 401 while signed in: the server no longer knows this session
+    onSessionEnded(() => (setCsrf(undefined), setEnded(true), setSession(null)));
+    return () => onSessionEnded(undefined);
   }, []);
-  const signedIn = (s: Session) => (setCsrf(s.csrf), setSession(s));
+  const signedIn = (s: Session) => (setCsrf(s.csrf), setEnded(false), setSession(s));
   const signOut = async () => {
     await api.logout().catch(() => undefined);
     setCsrf(undefined);
@@ -22,6 +26,7 @@ export function App() {
     setSession(null);
   };
   if (session === undefined) return <p class="muted pad">Loading…</p>;
-  if (session === null) return <Login onSession={signedIn} />;
+  if (session === null)
+    return <Login onSession={signedIn} notice={ended ? 'Your session ended: sign in again.' : undefined} />;
   return <Shell session={session} onSignOut={() => void signOut()} />;
 }

@@ -3,7 +3,13 @@ import { useState } from 'preact/hooks';
 import { api, describeError } from './api.js';
 import type { Session } from './types.js';
 
-export function Login({ onSession }: { onSession: (s: Session) => void }) {
+export function Login({
+  onSession,
+  notice,
+}: {
+  onSession: (s: Session) => void;
+  notice?: string | undefined;
+}) {
   const [account, setAccount] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | undefined>(undefined);
@@ -24,6 +30,11 @@ export function Login({ onSession }: { onSession: (s: Session) => void }) {
       <form class="card" onSubmit={(ev) => void submit(ev)} aria-label="Sign in">
         <h1>mcppipe</h1>
         <p class="muted">Sign in with your relay account to watch your tunnels.</p>
+        {notice && (
+          <p class="error" role="status">
+            {notice}
+          </p>
+        )}
         <label>
           Account
           <input

@@ -25,6 +25,15 @@ export class ApiError extends Error {
 }
 
 let csrf: string | undefined;
+let sessionEnded: (() => void) | undefined;
+
+/**
+ * Called when a signed-in call is answered 401: the session ended on the server (a gateway restart without a
+ * shared store, a logout elsewhere, the expiry). The page goes back to the login instead of showing stale data.
+ */
+export function onSessionEnded(fn: (() => void) | undefined): void {
+  sessionEnded = fn;
+}
 
 /** Remembers the session's CSRF token (after login or `GET /api/session`); `undefined` after logout. */
 export function setCsrf(token: string | undefined): void {
@@ -43,6 +52,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   });
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
+  if (res.status === 401 && path !== '/api/session') sessionEnded?.();
   if (!res.ok)
     throw new ApiError(res.status, data.error ?? `http_${res.status}`, data.message ?? res.statusText);
   return data as T;

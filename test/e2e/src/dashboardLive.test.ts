@@ -160,4 +160,24 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
     ).json()) as { keys: { name: string }[] };
     expect(listed.keys.map((k) => k.name)).toContain('first laptop');
   });
+
+  it('a session ended on the server (a logout elsewhere) brings the page back to sign-in, saying so', async () => {
+    const { csrf } = (await (await page.request.get(`${stack.gw.url}/api/session`)).json()) as {
+      csrf: string;
+    };
+    // the same cookie, from outside the page: the server forgets the session
+    const out = await page.request.delete(`${stack.gw.url}/api/session`, {
+      headers: { 'x-csrf-token': csrf },
+    });
+    expect(out.status()).toBe(204);
+    // the next refresh of the tunnel list is answered 401: the page signs out by itself
+    await page.getByRole('status').filter({ hasText: 'Your session ended: sign in again.' }).waitFor({
+      timeout: 15_000,
+    });
+    await page.getByLabel('Account').fill('bob');
+    await page.getByLabel('Password').fill(BOB_PW);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('status').count()).toBe(0);
+  });
 });

@@ -29,7 +29,7 @@ export function Inspector({ tunnel, exchange }: { tunnel: TunnelInfo; exchange: 
           {clock(x.at)} <span class="muted small">{x.at}</span>
         </dd>
         <dt>Caller</dt>
-        <dd>{x.caller}</dd>
+        <dd>{x.caller ?? '–'}</dd>
         <dt>Upstream</dt>
         <dd>{x.upstream ?? '–'}</dd>
         <dt>Duration</dt>

@@ -27,6 +27,7 @@ describe('@mcppipe/config surface', () => {
       'parseUpstreamsToml',
       'resolveCliSources',
       'snippetClients',
+      'snippetRunner',
       'splitCliSource',
       'validateMcpJson',
       'validateUpstreamsToml',

@@ -28,8 +28,8 @@ export type { McpServerType } from './mcpJson.js';
 export { expandUpstream, expandVariables, fieldExpander } from './expand.js';
 export type { VariableSource } from './expand.js';
 export { clientConfigFiles, clientNames } from './clientPaths.js';
-export { clientSnippet, snippetClients } from './snippet.js';
-export type { SnippetClient } from './snippet.js';
+export { clientSnippet, snippetClients, snippetRunner } from './snippet.js';
+export type { ClientSnippetOptions, SnippetClient, SnippetRunner, SnippetRunnerOptions } from './snippet.js';
 export type { ClientConfigFile, ClientId, ClientLocationOptions, ServerListKey } from './clientPaths.js';
 export { detectClientServers, layoutFromDetected } from './detect.js';
 export type {

@@ -244,13 +244,13 @@ describe('mcppipe up --transport stdio flags', () => {
 });
 
 describe('mcppipe config snippet', () => {
-  it('prints the Claude Desktop entry for the current sources (JSON: command, args)', async () => {
+  it('prints the Claude Desktop entry for the current sources: this node and this CLI by absolute path (from a checkout)', async () => {
     const r = await runCli(['config', 'snippet', '--client', 'claude-desktop', '--stdio', 'fs=npx -y x']);
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as { mcpServers: { mcppipe: { command: string; args: string[] } } };
     expect(doc.mcpServers.mcppipe).toEqual({
-      command: 'npx',
-      args: ['-y', 'mcppipe', 'up', '--transport', 'stdio', '--stdio', 'fs=npx -y x'],
+      command: process.execPath,
+      args: [cliPath, 'up', '--transport', 'stdio', '--stdio', 'fs=npx -y x'],
     });
   });
 

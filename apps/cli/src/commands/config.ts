@@ -1,9 +1,10 @@
 import { resolve } from 'node:path';
-import { clientSnippet, snippetClients } from '@mcppipe/config';
+import { clientSnippet, snippetClients, snippetRunner } from '@mcppipe/config';
 import type { SnippetClient } from '@mcppipe/config';
 import { McpPipeError } from '@mcppipe/errors';
 import type { Argv, CommandModule } from 'yargs';
 import { upOptions } from '../up/flags.js';
+import { version } from '../up/util.js';
 
 /** Parsed flags of `mcppipe config snippet`. */
 interface SnippetArgs {
@@ -36,7 +37,13 @@ const snippetCommand: CommandModule<object, SnippetArgs> = {
         'MCPP_CLI_USAGE',
         'mcppipe config snippet needs the sources to serve: --stdio name="command", --upstream name=URL or --upstreams-file FILE (without them mcppipe would detect the client entry that runs mcppipe itself)',
       );
-    process.stdout.write(clientSnippet(args.client, sources));
+    // the entry runs this very mcppipe (the package is not on npm under a bare `npx -y mcppipe`)
+    const runner = snippetRunner({
+      scriptPath: resolve(process.argv[1] ?? ''),
+      execPath: process.execPath,
+      version,
+    });
+    process.stdout.write(clientSnippet(args.client, sources, { runner }));
   },
 };
 

@@ -254,6 +254,26 @@ describe('mcppipe config snippet', () => {
     });
   });
 
+  it('refuses sources that `up` refuses, with the same message (exit 2): ambiguous, duplicate or invalid names', async () => {
+    for (const sources of [
+      ['--stdio', 'node a.js', '--upstream', 'http://127.0.0.1:1/mcp'],
+      ['--stdio', 'b=node a.js', '--stdio', 'b=node b.js'],
+      ['--stdio', 'Bad=node a.js', '--stdio', 'Bad=node b.js'],
+    ]) {
+      const [snippet, up] = await Promise.all([
+        runCli(['config', 'snippet', '--client', 'cursor', ...sources]),
+        runCli(['up', '--transport', 'stdio', '--log-format', 'json', ...sources]),
+      ]);
+      expect(up.code).toBe(2);
+      expect(up.stderr).toMatch(/^mcppipe: (ambiguous sources|upstream name|--stdio Bad=)/);
+      expect({ code: snippet.code, stdout: snippet.stdout, stderr: snippet.stderr }).toEqual({
+        code: 2,
+        stdout: '',
+        stderr: up.stderr,
+      });
+    }
+  });
+
   it('refuses to print an entry without sources (exit 2)', async () => {
     const r = await runCli(['config', 'snippet', '--client', 'cursor']);
     expect(r.code).toBe(2);

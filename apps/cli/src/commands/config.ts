@@ -25,7 +25,7 @@ const snippetCommand: CommandModule<object, SnippetArgs> = {
       stdio: upOptions.stdio,
       'upstreams-file': upOptions['upstreams-file'],
     }) as unknown as Argv<SnippetArgs>,
-  handler: (args) => {
+  handler: async (args) => {
     const sources = [
       ...args.upstream.flatMap((u) => ['--upstream', u]),
       ...args.stdio.flatMap((s) => ['--stdio', s]),
@@ -37,6 +37,13 @@ const snippetCommand: CommandModule<object, SnippetArgs> = {
         'MCPP_CLI_USAGE',
         'mcppipe config snippet needs the sources to serve: --stdio name="command", --upstream name=URL or --upstreams-file FILE (without them mcppipe would detect the client entry that runs mcppipe itself)',
       );
+    // the sources are checked as `up` checks them (the same messages, exit 2): the entry must start
+    const [{ resolveLayout }, { createLogger }] = await Promise.all([
+      import('../up/layout.js'),
+      import('../logger.js'),
+    ]);
+    const flags = { upstream: args.upstream, stdio: args.stdio, upstreamsFile: args.upstreamsFile };
+    await resolveLayout({ ...flags, yes: false, transport: 'stdio' }, createLogger('warn', 'json'));
     // the entry runs this very mcppipe (the package is not on npm under a bare `npx -y mcppipe`)
     const runner = snippetRunner({
       scriptPath: resolve(process.argv[1] ?? ''),

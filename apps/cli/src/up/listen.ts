@@ -6,6 +6,7 @@ import { buildHttpServer } from '../httpServer.js';
 import type { McpHttpServer } from '../httpServer.js';
 import type { Metrics } from '../metrics.js';
 import type { MetricsServer } from './listenMetrics.js';
+import { envVariable } from './flagReaders.js';
 import { listenMetrics } from './listenMetrics.js';
 import { trace, tracing } from './trace.js';
 import { listenFailed } from './util.js';
@@ -49,7 +50,8 @@ export async function listenServing(options: ListenOptions): Promise<Listening> 
   });
   const address = await app.listen({ host: args.host, port: args.port }).catch(async (err: unknown) => {
     await options.supervisor.stop(); // the upstreams were already starting: leave no child behind
-    throw listenFailed(err, { host: args.host, port: args.port, hint: '--port (or MCPPIPE_PORT)' });
+    const hint = { host: `--host (or ${envVariable('host')})`, port: `--port (or ${envVariable('port')})` };
+    throw listenFailed(err, { host: args.host, port: args.port, hint });
   });
   trace('listening');
   if (tracing) app.server.once('request', () => trace('first request'));

@@ -28,7 +28,8 @@ export async function listenMetrics(
 ): Promise<MetricsServer | undefined> {
   if (!metrics || !metricsAt) return undefined;
   const server = await metrics.listen(...metricsAt).catch((err: unknown) => {
-    throw listenFailed(err, { host: metricsAt[0], port: metricsAt[1], hint: '--metrics-addr HOST:PORT' });
+    const hint = '--metrics-addr HOST:PORT';
+    throw listenFailed(err, { host: metricsAt[0], port: metricsAt[1], hint: { host: hint, port: hint } });
   });
   if (!isLoopbackHost(metricsAt[0]))
     logger.warn({ metricsAddr: `${metricsAt[0]}:${metricsAt[1]}` }, 'metrics are served beyond loopback');

@@ -28,16 +28,21 @@ export function parseHostPort(value: string): [host: string, port: number] {
   return [m[1].replace(/^\[|\]$/g, ''), port];
 }
 
+/** Listen errors that mean the address (the host), not the port: no such address here, or a name that does not resolve. */
+const HOST_ERRORS = new Set(['EADDRNOTAVAIL', 'ENOTFOUND']);
+
 /**
- * Turns a listen error into a message that says what to change.
+ * Turns a listen error into a message that says what to change: the host for an address this machine does not have,
+ * else the port.
  *
  * @param err - the error from `listen`
- * @param where - `{ host, port, hint }`, e.g. `hint: '--port (or MCPPIPE_PORT)'`
+ * @param where - `{ host, port, hint }`, the hint naming what chooses each, e.g.
+ *   `hint: { host: '--host (or MCPPIPE_HOST)', port: '--port (or MCPPIPE_PORT)' }`
  * @returns McpPipeError `MCPP_CLI_LISTEN_FAILED` with the cause attached
  */
 export function listenFailed(
   err: unknown,
-  where: { host: string; port: number; hint: string },
+  where: { host: string; port: number; hint: { host: string; port: string } },
 ): McpPipeError {
   const code = (err as NodeJS.ErrnoException).code;
   const why =
@@ -48,9 +53,10 @@ export function listenFailed(
         : code === 'EADDRNOTAVAIL'
           ? 'the address is not available on this machine'
           : (err as Error).message;
+  const hint = code !== undefined && HOST_ERRORS.has(code) ? where.hint.host : where.hint.port;
   return new McpPipeError(
     'MCPP_CLI_LISTEN_FAILED',
-    `cannot listen on ${where.host}:${where.port}: ${why}; choose another with ${where.hint}`,
+    `cannot listen on ${where.host}:${where.port}: ${why}; choose another with ${hint}`,
     {
       cause: err,
       data: { host: where.host, port: where.port, code },

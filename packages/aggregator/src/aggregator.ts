@@ -141,6 +141,7 @@ export function createAggregator(options: AggregatorOptions): Aggregator {
           ? withoutChangeNotifications(capabilities())
           : capabilities(),
       ...(text ? { instructions: text } : {}),
+      agentHandshake: ctx?.internal !== true,
     });
     if (era === 'legacy') core.sessions.add(server);
     return server;

@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { wrapResourceUri } from '@mcppipe/namespace';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { ProtocolError } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, ProtocolError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAggregator } from './index.js';
 import type { Aggregator, ChangedKind } from './index.js';
@@ -234,6 +234,25 @@ describe('lifecycle', () => {
       await waitFor(() => registry.get('faults')?.phase === 'available', {
         message: 'faults available again',
       });
+    }
+  });
+
+  it("does not retry failed upstreams for the host's own session (internal: the CLI's warm-up)", async () => {
+    registry.setPhase('faults', 'failed');
+    const before = registry.reinitialized.length;
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const server = aggregator.createServer({ era: 'legacy', internal: true });
+    const client = new Client({ name: 'warm-up', version: '1' });
+    try {
+      await server.connect(serverSide);
+      await client.connect(clientSide);
+      await client.listTools();
+      expect(registry.reinitialized.slice(before)).toEqual([]);
+      expect(registry.get('faults')?.phase).toBe('failed');
+    } finally {
+      await client.close();
+      await server.close();
+      registry.setPhase('faults', 'available');
     }
   });
 });

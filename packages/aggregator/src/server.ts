@@ -35,11 +35,18 @@ export class AggregatorServer extends Server implements SessionServer {
   readonly [SHARED_MODERN_SERVER] = true;
 
   #initialized = false;
+  readonly #agentHandshake: boolean;
 
   constructor(
     private readonly core: Core,
     private readonly eraHint: 'legacy' | 'modern',
-    init: { info: Implementation; capabilities: ServerCapabilities; instructions?: string },
+    init: {
+      info: Implementation;
+      capabilities: ServerCapabilities;
+      instructions?: string;
+      /** Whether a handshake here is an agent's (A12: retries failed upstreams); not for the host's own session. */
+      agentHandshake: boolean;
+    },
   ) {
     super(init.info, {
       capabilities: init.capabilities,
@@ -53,6 +60,7 @@ export class AggregatorServer extends Server implements SessionServer {
         throw toJsonRpcError(err);
       }
     };
+    this.#agentHandshake = init.agentHandshake;
     this.fallbackNotificationHandler = (notification) => this.onAgentNotification(notification);
     // the SDK's own handler calls `oninitialized`; this one also opens the session to notifications
     this.setNotificationHandler('notifications/initialized', () => {
@@ -77,12 +85,12 @@ export class AggregatorServer extends Server implements SessionServer {
     return version >= MODERN_PROTOCOL_VERSION ? 'modern' : 'legacy';
   }
 
-  /** Wraps the SDK's handshake handlers so a fresh handshake reinitializes failed upstreams. */
+  /** Wraps the SDK's handshake handlers so an agent's fresh handshake reinitializes failed upstreams. */
   protected override _wrapHandler(method: string, handler: Handler): Handler {
     const wrapped = super._wrapHandler(method, handler);
     if (method !== 'initialize' && method !== 'server/discover') return wrapped;
     return (request, ctx) => {
-      this.core.handshake();
+      if (this.#agentHandshake) this.core.handshake();
       return wrapped(request, ctx);
     };
   }

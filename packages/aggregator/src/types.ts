@@ -62,6 +62,12 @@ export interface CreateServerContext {
    * are not advertised. Ignored for `modern` instances (2026-07-28 agents get changes on listen streams).
    */
   sessionless?: boolean;
+  /**
+   * The host's own in-process session, not an agent's (e.g. a warm-up filling the list caches before the first agent):
+   * its handshake is not an agent's fresh handshake, so failed upstreams are not retried for it (DESIGN.md A12).
+   * Default `false`.
+   */
+  internal?: boolean;
 }
 
 /** Why an upstream's list walk stopped early. */

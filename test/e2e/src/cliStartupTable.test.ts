@@ -39,4 +39,30 @@ describe('mcppipe up: startup table', () => {
     // the state change log is still there (one JSON line per transition)
     expect(stderr).toMatch(/"upstream":"slow".*"to":"available"|"to":"available".*"upstream":"slow"/);
   });
+
+  it('shows a failed upstream as failed: the warm-up is not an agent handshake and retries nothing (A12)', async () => {
+    await using cli = await startCli(
+      [
+        '--stdio',
+        `a=${node(fixturePath('sup-basic.mjs'))}`,
+        '--stdio',
+        `b=${node(fixturePath('sup-exit-at-once.mjs'))}`,
+        '--hub',
+      ],
+      { env: { MCPPIPE_UPSTREAM_MAX_ATTEMPTS: '1' } },
+    );
+    expect(phases(cli.stderr(), 'b')).toEqual(['failed']);
+    expect(phases(cli.stderr(), 'a')).toEqual(['available']);
+    // no client connected: b is never moved back to connecting
+    const transitions = cli
+      .stderr()
+      .split('\n')
+      .filter((line) => line.includes('"upstream":"b"') && line.includes('"to":'))
+      .map((line) => {
+        const { from, to } = JSON.parse(line) as { from: string; to: string };
+        return `${from}->${to}`;
+      });
+    expect(transitions).not.toContain('failed->connecting');
+    expect(transitions.at(-1)).toMatch(/->failed$/);
+  });
 });

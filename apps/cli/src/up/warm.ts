@@ -13,7 +13,8 @@ export async function warmLists(aggregator: Aggregator): Promise<void> {
   const client = new Client({ name: 'mcppipe-warmup', version: '1' });
   let server: ReturnType<Aggregator['createServer']> | undefined;
   try {
-    server = aggregator.createServer({ era: 'legacy' }); // throws once the aggregator is closed (stopping)
+    // internal: not an agent's handshake, so a failed upstream stays failed (A12) and the table shows it so
+    server = aggregator.createServer({ era: 'legacy', internal: true }); // throws once closed (stopping)
     await server.connect(serverSide);
     await client.connect(clientSide);
     const caps = client.getServerCapabilities() ?? {};

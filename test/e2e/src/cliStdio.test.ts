@@ -241,6 +241,30 @@ describe('mcppipe up --transport stdio flags', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--stateless applies only to --transport http');
   });
+
+  it('refuses --host, --port and --allowed-origins when given (flag or variable), as it refuses --hub', async () => {
+    const [flags, env] = await Promise.all([
+      runCli([
+        'up',
+        '--transport',
+        'stdio',
+        '--stdio',
+        'x=true',
+        '--port',
+        '19100',
+        '--allowed-origins',
+        '*',
+      ]),
+      runCli(['up', '--transport', 'stdio', '--stdio', 'x=true'], { env: { MCPPIPE_HOST: '127.0.0.1' } }),
+    ]);
+    expect(flags.code).toBe(2);
+    expect(flags.stdout).toBe('');
+    expect(flags.stderr).toContain(
+      'mcppipe: --port and --allowed-origins apply only to --transport http (stdio serves one client on stdin/stdout); drop them or use --transport http (or MCPPIPE_TRANSPORT=http)',
+    );
+    expect(env.code).toBe(2);
+    expect(env.stderr).toContain('mcppipe: MCPPIPE_HOST applies only to --transport http');
+  });
 });
 
 describe('mcppipe config snippet', () => {

@@ -57,3 +57,33 @@ export function flagsFromEnv(env: NodeJS.ProcessEnv): Partial<Record<UpFlag, str
   }
   return out;
 }
+
+/**
+ * Which of `flags` were given rather than left at their default: on the command line (`--port 1`, `--port=1`, or
+ * yargs' camelCase spelling `--allowedOrigins`; not after `--`), else by their variable (what {@link flagsFromEnv}
+ * reads).
+ *
+ * @param argv - the arguments after `node cli.js`
+ * @param env - the environment
+ * @param flags - the flags to look for
+ * @returns each given flag → how it was given (`--port`, or `MCPPIPE_PORT`), in the order of `flags`
+ */
+export function givenFlags(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  flags: readonly UpFlag[],
+): Map<UpFlag, string> {
+  const end = argv.indexOf('--');
+  const words = end < 0 ? argv : argv.slice(0, end);
+  const fromEnv = flagsFromEnv(env);
+  const given = new Map<UpFlag, string>();
+  for (const flag of flags) {
+    const camel = flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    const onCommandLine = words.some((w) =>
+      [flag, camel].some((f) => w === `--${f}` || w.startsWith(`--${f}=`)),
+    );
+    if (onCommandLine) given.set(flag, `--${flag}`);
+    else if (fromEnv[flag] !== undefined) given.set(flag, envVariable(flag));
+  }
+  return given;
+}

@@ -6,6 +6,7 @@ import { createLogger } from '../logger.js';
 import type { EarlyStart } from './early.js';
 import { takeEarlyStart } from './early.js';
 import { resolveLayout } from './layout.js';
+import { givenFlags } from './flagReaders.js';
 import { Shutdown } from './shutdown.js';
 import { countSpawns } from './spawns.js';
 import { supervise } from './supervise.js';
@@ -14,17 +15,20 @@ import { planTunnel } from './tunnelPlan.js';
 import { parseHostPort, version } from './util.js';
 
 /**
- * `--transport stdio` serves one client on stdin/stdout: the flags that only mean something over HTTP sessions are
- * refused before anything starts.
+ * `--transport stdio` serves one client on stdin/stdout: the flags that only mean something over HTTP are refused
+ * before anything starts (`--host`, `--port` and `--allowed-origins` when given, on the command line or by variable).
  *
- * @throws McpPipeError `MCPP_CLI_USAGE` for `--hub` or `--stateless` with `--transport stdio`
+ * @throws McpPipeError `MCPP_CLI_USAGE` for `--hub`, `--stateless`, `--tunnel`, `--host`, `--port` or
+ *   `--allowed-origins` with `--transport stdio`
  */
 function checkTransportFlags(args: UpArgs): void {
   if (args.transport !== 'stdio') return;
+  const bound = givenFlags(process.argv.slice(2), process.env, ['host', 'port', 'allowed-origins']);
   const httpOnly = [
     ...(args.hub ? ['--hub'] : []),
     ...(args.stateless ? ['--stateless'] : []),
     ...(args.tunnel ? ['--tunnel'] : []),
+    ...bound.values(),
   ];
   if (httpOnly.length > 0)
     throw new McpPipeError(

@@ -17,7 +17,7 @@ export interface RunningTunnel {
 
 /**
  * The one line logged for a status change (T6): `tunnel connected: https://…`, `tunnel reconnecting in 4 s (…)`,
- * `tunnel refused: … — the local endpoint keeps serving; …`.
+ * `tunnel refused: … — the local endpoint keeps serving; …` (what to change, unless the relay's reason says it).
  */
 export function statusLine(s: TunnelStatus, plan: Pick<TunnelPlan, 'subdomain'>): string | undefined {
   switch (s.status) {
@@ -34,7 +34,9 @@ export function statusLine(s: TunnelStatus, plan: Pick<TunnelPlan, 'subdomain'>)
             : s.code === 'MCPP_TUNNEL_INVALID_SUBDOMAIN'
               ? 'choose another --subdomain'
               : 'see the reason, then restart mcppipe up';
-      return `tunnel refused: ${s.reason} — the local endpoint keeps serving; ${change}`;
+      const flag = /--[a-z-]+/.exec(change)?.[0]; // the relay's reason may already say it: once is enough
+      const advice = flag !== undefined && s.reason.includes(flag) ? '' : `; ${change}`;
+      return `tunnel refused: ${s.reason} — the local endpoint keeps serving${advice}`;
     }
     default:
       return undefined;

@@ -124,6 +124,17 @@ describe('mcppipe up: source flag errors (A7, A8)', () => {
     expect(r.stderr).not.toContain('NaN');
   });
 
+  it('a single-value flag given twice says so, instead of reading one value "19100 19101"', async () => {
+    for (const [flag, given] of [
+      ['--port', ['--port', '19100', '--port', '19101']],
+      ['--host', ['--port', '0', '--host', '127.0.0.1', '--host', '127.0.0.2']],
+    ] as const) {
+      const r = await runCli(['up', '--stdio', 'node a.js', ...given], { timeoutMs: 10_000 });
+      expect(r.code, flag).toBe(2);
+      expect(r.stderr.split('\n')[0]).toBe(`mcppipe: ${flag} was given twice: it takes one value`);
+    }
+  });
+
   it('a mistyped flag suggests the flag it is close to (issue 13.11)', async () => {
     const r = await runCli(['up', '--stdoi', 'node a.js']);
     expect(r.code).toBe(2);

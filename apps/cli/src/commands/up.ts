@@ -1,7 +1,7 @@
 import { McpPipeError } from '@mcppipe/errors';
 import { validatePolicyConfig } from '@mcppipe/policy';
 import type { Argv, CommandModule } from 'yargs';
-import { envVariable, flagsFromEnv } from '../up/flagReaders.js';
+import { envVariable, flagKinds, flagsFromEnv } from '../up/flagReaders.js';
 import { DEFAULT_PORT, upOptions } from '../up/flags.js';
 import type { LogLevel, TunnelAuthMode } from '../up/flags.js';
 import { trace } from '../up/trace.js';
@@ -45,7 +45,7 @@ export { DEFAULT_PORT };
 /** A number flag's parser: the message quotes what was given (`got "abc"`, not `got NaN`). */
 function numberFlag(flag: string, valid: (n: number) => boolean, rule: string) {
   return (given: unknown): number => {
-    const text = Array.isArray(given) ? given.map(String).join(' ') : String(given);
+    const text = String(given);
     const n = /^\s*\d+\s*$/.test(text) ? Number(text) : NaN;
     if (!valid(n))
       throw new McpPipeError(
@@ -71,15 +71,33 @@ function globsFlag(flag: string) {
   };
 }
 
-/**
- * The parsers of `up`'s number and glob flags, by flag: yargs' `coerce` and the parse without yargs (fastArgs.ts)
- * both run them, so a value is checked, and refused with the same message, either way.
- */
-export const upCoercions: Record<string, (given: unknown) => unknown> = {
+/** The number flags' own parsers (each runs after the single-value check). */
+const valueParsers: Record<string, (given: unknown) => unknown> = {
   port: numberFlag('port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535, 'an integer 0-65535'),
   'max-sessions': numberFlag('max-sessions', positive, 'a positive integer'),
   'session-idle-secs': numberFlag('session-idle-secs', positive, 'a positive integer'),
   'body-limit': numberFlag('body-limit', positive, 'a positive integer (bytes)'),
+};
+
+/** A single-value flag's parser: a repeated flag (yargs makes it an array) is refused before the flag's own parser. */
+function singleValue(flag: string, parse: (given: unknown) => unknown = (given) => given) {
+  return (given: unknown): unknown => {
+    if (Array.isArray(given))
+      throw new McpPipeError(
+        'MCPP_CLI_USAGE',
+        `--${flag} was given ${given.length === 2 ? 'twice' : `${given.length} times`}: it takes one value`,
+      );
+    return parse(given);
+  };
+}
+
+/**
+ * The parsers of `up`'s flags, by flag: every single-value flag (a repeat is refused), the number and the glob flags.
+ * yargs' `coerce` and the parse without yargs (fastArgs.ts) both run them, so a value is checked, and refused with the
+ * same message, either way.
+ */
+export const upCoercions: Record<string, (given: unknown) => unknown> = {
+  ...Object.fromEntries([...flagKinds.value].map((flag) => [flag, singleValue(flag, valueParsers[flag])])),
   'deny-tool': globsFlag('deny-tool'),
   'allow-tool': globsFlag('allow-tool'),
 };

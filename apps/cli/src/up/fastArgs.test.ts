@@ -3,6 +3,7 @@ import yargs from 'yargs';
 import { upCommand } from '../commands/up.js';
 import type { UpArgs } from '../commands/up.js';
 import { fastUpArgs } from './fastArgs.js';
+import { flagKinds } from './flagReaders.js';
 import { upOptions } from './flags.js';
 
 /** What yargs hands `up`'s handler for `argv` under `env` (the real builder: table, variables, coercions). */
@@ -132,5 +133,19 @@ describe('fastUpArgs: `up` parsed without yargs', () => {
     ];
     for (const [argv, env] of declined)
       expect(fastUpArgs(argv, env), JSON.stringify([argv, env])).toBeUndefined();
+  });
+
+  it('yargs refuses every single-value flag given twice, naming it (not as a value "19100 19101")', async () => {
+    const example: Record<string, string> = { transport: 'http', 'log-level': 'info', 'log-format': 'json' };
+    example['tunnel-auth'] = 'oauth';
+    for (const flag of flagKinds.value) {
+      const value = example[flag] ?? '19100';
+      await expect(viaYargs(['up', `--${flag}`, value, `--${flag}`, value], {}), flag).rejects.toThrow(
+        `--${flag} was given twice: it takes one value`,
+      );
+    }
+    await expect(viaYargs(['up', '--port', '1', '--port', '2', '--port', '3'], {})).rejects.toThrow(
+      '--port was given 3 times',
+    );
   });
 });

@@ -147,7 +147,7 @@ export const errorCodes = {
   MCPP_EVENTS_UNKNOWN_TOOL: '@mcppipe/events',
 
   // ── @mcppipe/capture ──────────────────────────────────────────────────────────────
-  /** A capture option is invalid: a ring bound (`MCPPIPE_CAPTURE_MAX_EXCHANGES`, `MCPPIPE_CAPTURE_MAX_BYTES`) is not a positive integer or the body cap (`MCPPIPE_CAPTURE_BODY_CAP_BYTES`) not a non-negative one (D3); the message names it. */
+  /** A capture option is invalid: a ring bound (`MCPPIPE_CAPTURE_MAX_EXCHANGES`, `MCPPIPE_CAPTURE_MAX_BYTES`) is not a positive integer or the body cap (`MCPPIPE_CAPTURE_BODY_CAP_BYTES`) not a non-negative one (D3); the message names it. The gateway checks the variables at start: a value that is not a count or a size is `MCPP_CLI_USAGE` naming the variable and the value given; both exit 2. */
   MCPP_CAPTURE_INVALID_OPTIONS: '@mcppipe/capture',
   /** An edited replay request is not a JSON-RPC message (an object, or a non-empty batch); send `{"request": {…}}`. */
   MCPP_CAPTURE_INVALID_REQUEST: '@mcppipe/capture',

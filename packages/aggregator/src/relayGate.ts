@@ -14,6 +14,7 @@ import type { BucketStore, Limiter, LimitResult, PolicyConfig } from '@mcppipe/p
 import { createParser } from 'eventsource-parser';
 import { toJsonRpcError, unknownNameError } from './errors.js';
 import { PolicyGate } from './policyGate.js';
+import { isObj } from './rewrite.js';
 
 /** The per-tunnel rules a {@link RelayGate} enforces (the Settings API's `policies` and `limits`). */
 export interface RelayRules {
@@ -43,7 +44,6 @@ export interface RelayVerdict {
 }
 
 type Msg = Record<string, unknown>;
-const isObj = (v: unknown): v is Msg => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is string | number => typeof v === 'string' || typeof v === 'number';
 
 /**

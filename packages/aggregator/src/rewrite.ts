@@ -11,7 +11,8 @@ import { wrapResourceUri } from '@mcppipe/namespace';
 
 type Obj = Record<string, unknown>;
 
-function isObj(v: unknown): v is Obj {
+/** @internal Whether `v` is a JSON object (not null, not an array): the package's one check. */
+export function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 

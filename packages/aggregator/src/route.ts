@@ -14,7 +14,7 @@ import { unknownNameError } from './errors.js';
 import { pageOf } from './paging.js';
 import { wholeListResult } from './serialized.js';
 import { singleUpstream } from './single.js';
-import { wrapCallToolResult, wrapPromptResult, wrapReadResult, tryWrap } from './rewrite.js';
+import { isObj, wrapCallToolResult, wrapPromptResult, wrapReadResult, tryWrap } from './rewrite.js';
 import type { ListKind } from './types.js';
 
 type Obj = Record<string, unknown>;
@@ -53,8 +53,6 @@ function stringParam(params: Obj | undefined, name: string, at: { method: string
   if (typeof v !== 'string') throw invalidParams(at.method, `${at.path ?? 'params'}.${name}`);
   return v;
 }
-
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * Checks `params.arguments` before a call is routed (MCP: an object for `tools/call`, an object of strings for

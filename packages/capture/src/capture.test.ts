@@ -494,6 +494,34 @@ describe('children and zero knowledge', () => {
   });
 });
 
+describe('a call to an unknown name', () => {
+  it("has no upstream and no Tools row; an upstream's own -32602 keeps both", () => {
+    const capture = new ExchangeCapture({ now: () => Date.parse('2026-12-01T10:00:01Z') });
+    const unknown = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      error: {
+        code: -32602,
+        message: 'Unknown tool: "nope__x" (no upstream "nope")',
+        data: { kind: 'tool', name: 'nope__x' },
+      },
+    });
+    const s = capture.record('t', raw(call('nope__x', {}), unknown))!;
+    expect(s).toMatchObject({ name: 'nope__x', upstream: null, status: -32602 });
+    capture.record(
+      't',
+      raw(
+        call('gh__issue', {}),
+        JSON.stringify({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'x' } }),
+      ),
+    );
+    expect(capture.stats('t', 86_400_000).map((r) => [r.upstream, r.name, r.calls])).toEqual([
+      ['gh', 'gh__issue', 1],
+    ]);
+    expect(capture.list('t', { upstream: 'nope' })).toEqual([]);
+  });
+});
+
 describe('replayRequestHeaders', () => {
   const call = (name: string) =>
     JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name } });

@@ -296,7 +296,8 @@ export class ExchangeCapture {
     };
     scope.ring.push(held);
     this.#shared?.add(tunnel, held);
-    if (held.method === 'tools/call' && held.name !== null)
+    // a call to a name mcppipe does not know reached no upstream and is no tool: Live shows it, Tools does not
+    if (held.method === 'tools/call' && held.name !== null && parsed?.unknownName !== true)
       scope.stats.record({
         name: held.name,
         upstream: held.upstream,

@@ -18,6 +18,12 @@ export interface ParsedExchange {
   method: string | null;
   name: string | null;
   upstream: string | null;
+  /**
+   * True when mcppipe answered that the named tool, prompt or resource does not exist (`MCPP_AGG_UNKNOWN_NAME`:
+   * JSON-RPC -32602 with `data.name` the name sent): the call reached no upstream, so `upstream` is null and the
+   * Tools tab keeps no row for the name.
+   */
+  unknownName?: boolean;
   status: ExchangeStatus;
   /** The request body as text (what was parsed), or undefined when it was cut. */
   requestText?: string | undefined;
@@ -141,6 +147,14 @@ const findResponse = (messages: Message[], id: unknown): Message | undefined =>
       m['method'] === undefined && (id === undefined || m['id'] === id) && ('result' in m || 'error' in m),
   );
 
+/** Whether `response` is mcppipe's "unknown name" answer for `name` (-32602 with `data.name`, aggregator errors.ts). */
+const namedUnknown = (response: Message | undefined, name: string): boolean => {
+  const error = response?.['error'];
+  if (!isObject(error) || error['code'] !== -32602) return false;
+  const data = error['data'];
+  return isObject(data) && data['name'] === name && typeof data['kind'] === 'string';
+};
+
 /**
  * Parses one exchange's kept bytes: the request's method and exposed name, the matching response, server→client
  * requests on an SSE response and client answers in the request, and the status.
@@ -189,12 +203,14 @@ export function parseExchange(
   const response = findResponse(messages, id);
   const serverRequests = messages.filter((m) => typeof m['method'] === 'string' && m['id'] !== undefined);
   const status = classifyStatus(raw.httpStatus, response);
+  const unknownName = named !== null && namedUnknown(response, named);
   return {
     request: request ?? batch[0],
     answers,
     method,
     name: named,
-    upstream,
+    upstream: unknownName ? null : upstream,
+    unknownName,
     requestText,
     responseText: text,
     response,

@@ -144,6 +144,9 @@ describe('capture at the relay (issue 19)', () => {
     await expect(client.callTool({ name: 'spare__rpc_error', arguments: {} })).rejects.toThrow(
       /fixture rpc error/,
     );
+    // names mcppipe does not know: an unknown prefix and an unknown tool of a known upstream (no phantom upstream)
+    await expect(client.callTool({ name: 'nope__x', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await expect(client.callTool({ name: 'spare__nope', arguments: {} })).rejects.toThrow(/Unknown tool/);
     await client.close();
     await waitFor(async () => (await list('?status=error')).some((e) => e.name === 'spare__rpc_error'), {
       timeoutMs: 10_000,
@@ -153,6 +156,15 @@ describe('capture at the relay (issue 19)', () => {
     expect((await list('?status=error')).find((e) => e.name === 'spare__rpc_error')?.status).toBe(-32099);
     expect((await list('?upstream=spare')).every((e) => e.upstream === 'spare')).toBe(true);
     expect((await list('?upstream=spare')).length).toBeGreaterThan(0);
+    await waitFor(async () => (await list('?status=error')).some((e) => e.name === 'spare__nope'));
+    const unknown = (await list('?status=error')).filter(
+      (e) => e.name === 'nope__x' || e.name === 'spare__nope',
+    );
+    expect(unknown.map((e) => [e.name, e.upstream, e.status]).sort()).toEqual([
+      ['nope__x', null, -32602],
+      ['spare__nope', null, -32602],
+    ]);
+    expect(await list('?upstream=nope')).toEqual([]);
     expect((await api(`/api/tunnels/${TUNNEL}/exchanges?status=bad`)).status).toBe(400);
   });
 
@@ -278,6 +290,9 @@ describe('capture at the relay (issue 19)', () => {
       errorRate: 1,
     });
     expect(tools.find((t) => t['name'] === 'spare__rpc_error')).toMatchObject({ calls: 1, errors: 1 });
+    // a call to a name mcppipe does not know makes no Tools row (and no upstream group)
+    expect(tools.filter((t) => t['name'] === 'nope__x' || t['name'] === 'spare__nope')).toEqual([]);
+    expect(tools.some((t) => t['upstream'] === 'nope')).toBe(false);
     expect(
       (await api(`/api/tunnels/${TUNNEL}/stars/spare__echo`, keys['alice']!, { method: 'PUT' })).status,
     ).toBe(204);

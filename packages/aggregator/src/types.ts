@@ -87,6 +87,11 @@ export interface UpstreamListReport {
   methodNotFound?: true;
   /** The last fetch failed with this message (a previous list, if any, is still served). */
   error?: string;
+  /**
+   * Items of `count` the tool policy (P1) hides from a caller with no identity (`anonymous`, a local agent); set by
+   * {@link Aggregator.diagnostics} only when a policy hides some. `count - hidden` is what such an agent lists.
+   */
+  hidden?: number;
 }
 
 /** An item of an upstream list that is not served, and why. */

@@ -68,6 +68,20 @@ describe('mcppipe up: [policy] and --deny-tool', () => {
     expect(names).toContain('memory__search_nodes');
     expect(names).not.toContain('filesystem__write_file');
     expect(names).not.toContain('memory__delete_entities');
+    // the startup table counts what an agent lists, and says how many the policy hides
+    const row = (upstream: string) =>
+      cli
+        .stderr()
+        .split('\n')
+        .find((l) => l.startsWith(`${upstream} `))
+        ?.trim()
+        .split(/\s+/);
+    const listed = (upstream: string) => names.filter((n) => n.startsWith(`${upstream}__`)).length;
+    expect(row('memory')?.[4]).toBe(String(listed('memory')));
+    expect(row('filesystem')?.[4]).toBe(String(listed('filesystem')));
+    const hidden = /policy: (\d+) of (\d+) tools hidden/.exec(cli.stderr());
+    expect(hidden).not.toBeNull();
+    expect(Number(hidden![2]) - Number(hidden![1])).toBe(names.length);
 
     const denied = await agent.callTool({ name: 'filesystem__write_file', arguments: {} }).then(
       () => undefined,

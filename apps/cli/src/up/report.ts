@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Aggregator, UpstreamDiagnostics } from '@mcppipe/aggregator';
+import type { Aggregator, UpstreamDiagnostics, UpstreamListReport } from '@mcppipe/aggregator';
 import type { UpstreamRegistry } from '@mcppipe/supervisor';
 import { renderTable } from '../table.js';
 import type { UpstreamRow } from '../table.js';
@@ -29,16 +29,44 @@ export function printTable(
       transport: u.spec.transport,
       version: u.protocolVersion ?? '-',
       phase: u.phase,
-      tools: c?.tools?.count ?? '-',
-      prompts: c?.prompts?.count ?? '-',
+      tools: served(c?.tools),
+      prompts: served(c?.prompts),
       resources: c?.resources?.count ?? '-',
       startMs: u.phase === 'available' ? Math.max(0, u.lastChangeAt - startedAt) : '-',
       lastError: u.lastError?.split('\n')[0] ?? '',
     };
   });
   process.stderr.write(
-    `\n${title ? `mcppipe: ${title}\n` : ''}${renderTable(rows)}\n${renamedLines(diagnostics)}\n`,
+    `\n${title ? `mcppipe: ${title}\n` : ''}${renderTable(rows)}\n${hiddenLine(diagnostics)}${renamedLines(diagnostics)}\n`,
   );
+}
+
+/** What an agent lists of a fetched list: its count less what the tool policy hides; `-` before the first fetch. */
+const served = (list: UpstreamListReport | undefined): number | string =>
+  list === undefined ? '-' : list.count - (list.hidden ?? 0);
+
+/**
+ * One line under the table when the tool policy (`--deny-tool`, `--allow-tool`, the file's `[policy]`) hides tools
+ * or prompts, so the counts above (what an agent lists) add up: `policy: 9 of 12 tools and 1 of 3 prompts hidden
+ * (--deny-tool, --allow-tool, [policy]; counts above are what an agent lists)`. Empty when nothing is hidden.
+ */
+export function hiddenLine(diagnostics: readonly UpstreamDiagnostics[]): string {
+  const parts: string[] = [];
+  for (const [kind, label] of [
+    ['tools', 'tools'],
+    ['prompts', 'prompts'],
+  ] as const) {
+    let hidden = 0;
+    let total = 0;
+    for (const d of diagnostics) {
+      hidden += d.lists[kind]?.hidden ?? 0;
+      total += d.lists[kind]?.count ?? 0;
+    }
+    if (hidden > 0) parts.push(`${hidden} of ${total} ${label}`);
+  }
+  return parts.length === 0
+    ? ''
+    : `policy: ${parts.join(' and ')} hidden (--deny-tool, --allow-tool, [policy]; the counts above are what an agent lists)\n`;
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   DEFAULT_PING_INTERVAL_MS,
   METADATA_HEADER,
   PUBLIC_URL_HEADER,
+  TUNNEL_AUTH_HEADER,
   SESSION_WINDOW_BYTES,
   STREAM_WINDOW_BYTES,
   SUBDOMAIN_HEADER,
@@ -77,6 +78,11 @@ export interface TunnelClient extends AsyncDisposable {
   readonly status: TunnelStatus;
   /** The public URL, once connected (kept across reconnects). */
   readonly publicUrl: string | undefined;
+  /**
+   * The auth mode the relay applies to the public URL (T5), as it said at the last connect; undefined when it did
+   * not say (an older relay). The owner's saved setting wins over the `auth` asked for in the metadata.
+   */
+  readonly auth: string | undefined;
   /**
    * Waits until the tunnel is connected.
    *
@@ -162,6 +168,7 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
 
   let status: TunnelStatus = { status: 'connecting', attempt: 1 };
   let publicUrl: string | undefined;
+  let auth: string | undefined;
   let ws: WebSocket | undefined;
   let retry = 0;
   let timer: TimerHandle | undefined;
@@ -212,6 +219,8 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
     socket.on('upgrade', (res) => {
       const header = res.headers[PUBLIC_URL_HEADER];
       if (typeof header === 'string') publicUrl = header;
+      const mode = res.headers[TUNNEL_AUTH_HEADER];
+      auth = typeof mode === 'string' ? mode : undefined;
     });
     socket.on('unexpected-response', (_req, res) => {
       settled = true;
@@ -283,6 +292,9 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
     },
     get publicUrl() {
       return publicUrl;
+    },
+    get auth() {
+      return auth;
     },
     connected() {
       if (status.status === 'connected') return Promise.resolve(status.publicUrl);

@@ -25,6 +25,11 @@ export const ZERO_KNOWLEDGE_HEADER = 'x-mcppipe-zero-knowledge';
 export const METADATA_HEADER = 'x-mcppipe-metadata';
 /** The 101 response header that carries the tunnel's public URL. */
 export const PUBLIC_URL_HEADER = 'x-mcppipe-public-url';
+/**
+ * The 101 response header that carries the auth mode the relay applies to the tunnel's public URL (T5), when the
+ * relay says: the owner's saved setting can differ from the mode the client asked for in its metadata.
+ */
+export const TUNNEL_AUTH_HEADER = 'x-mcppipe-tunnel-auth';
 
 /** WebSocket close code: a newer connection of the same account took the subdomain over (permanent for the old one). */
 export const CLOSE_REPLACED = 4000;

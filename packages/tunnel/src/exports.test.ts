@@ -13,6 +13,7 @@ it('exports exactly the public API', () => {
     'NODE_SECRET_HEADER',
     'PUBLIC_URL_HEADER',
     'SUBDOMAIN_HEADER',
+    'TUNNEL_AUTH_HEADER',
     'Tunnel',
     'TunnelCluster',
     'TunnelRegistry',

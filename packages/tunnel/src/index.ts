@@ -37,4 +37,5 @@ export {
   METADATA_HEADER,
   PUBLIC_URL_HEADER,
   SUBDOMAIN_HEADER,
+  TUNNEL_AUTH_HEADER,
 } from './defaults.js';

@@ -11,6 +11,7 @@ import {
   DEFAULT_PING_INTERVAL_MS,
   METADATA_HEADER,
   PUBLIC_URL_HEADER,
+  TUNNEL_AUTH_HEADER,
   SUBDOMAIN_HEADER,
   ZERO_KNOWLEDGE_HEADER,
 } from './defaults.js';
@@ -54,6 +55,13 @@ export interface TunnelRegistryOptions {
   authenticate: (apiKey: string) => Promise<TunnelIdentity | undefined>;
   /** Builds a tunnel's public URL (the zone logic stays with the caller, T4). */
   publicUrl: (subdomain: string, account: string) => string;
+  /**
+   * The auth mode the relay applies to an accepted tunnel (T5), sent to the client in the 101 answer
+   * ({@link TUNNEL_AUTH_HEADER}); undefined: the header is left out. Default: none sent.
+   */
+  authMode?: (
+    claim: TunnelIdentity & { subdomain: string; metadata: Record<string, string> },
+  ) => string | undefined;
   /** h2 PING interval, in ms. Default 20 000. */
   pingIntervalMs?: number;
   /** A tunnel silent this long is closed, in ms. Default 45 000. */
@@ -102,7 +110,7 @@ export class TunnelRegistry implements AsyncDisposable {
     maxPayload: 16 * 1024 * 1024,
   });
   readonly #bySubdomain = new Map<string, Tunnel>();
-  readonly #pendingUrl = new WeakMap<IncomingMessage, string>();
+  readonly #pendingHeaders = new WeakMap<IncomingMessage, string[]>();
   #closed = false;
 
   /**
@@ -116,8 +124,8 @@ export class TunnelRegistry implements AsyncDisposable {
     validateHeartbeat(this.#pingIntervalMs, this.#deadAfterMs);
     this.#logger = options.logger ?? silentLogger;
     this.#wss.on('headers', (headers, req) => {
-      const url = this.#pendingUrl.get(req);
-      if (url !== undefined) headers.push(`${PUBLIC_URL_HEADER}: ${url}`);
+      const extra = this.#pendingHeaders.get(req);
+      if (extra !== undefined) headers.push(...extra);
     });
   }
 
@@ -180,7 +188,10 @@ export class TunnelRegistry implements AsyncDisposable {
         message: 'the relay is shutting down',
       });
     const publicUrl = this.#options.publicUrl(subdomain, identity.account);
-    this.#pendingUrl.set(req, publicUrl);
+    const answer = [`${PUBLIC_URL_HEADER}: ${publicUrl}`];
+    const mode = this.#options.authMode?.({ ...identity, subdomain, metadata });
+    if (mode !== undefined && /^[a-z-]{1,32}$/.test(mode)) answer.push(`${TUNNEL_AUTH_HEADER}: ${mode}`);
+    this.#pendingHeaders.set(req, answer);
     // From the 409 check to the registration nothing awaits (ws completes the upgrade synchronously), so two
     // connects racing for one subdomain cannot both pass the check.
     let tunnel: Tunnel | undefined;

@@ -106,6 +106,23 @@ const route = (sub = 'laptop', account = 'alice'): Record<string, string> => ({
   'x-test-tunnel': `${sub}--${account}`,
 });
 
+describe('the auth mode the relay applies (T5)', () => {
+  it('reaches the client in the 101 answer when the relay says it, and is undefined when it does not', async () => {
+    const saying = await relay({
+      authMode: (claim) => (claim.subdomain === 'laptop' ? 'api-key' : undefined),
+    });
+    const { tunnel } = client(saying);
+    await tunnel.connected();
+    expect(tunnel.auth).toBe('api-key');
+    const other = client(saying, { subdomain: 'desk' }).tunnel;
+    await other.connected();
+    expect(other.auth).toBeUndefined();
+    const silent = client(await relay()).tunnel;
+    await silent.connected();
+    expect(silent.auth).toBeUndefined();
+  });
+});
+
 describe('tunnel round trips (relay ⇄ h2 over one WebSocket ⇄ CLI handler)', () => {
   it('a JSON POST goes through and comes back, with the public URL from the 101', async () => {
     const r = await relay();

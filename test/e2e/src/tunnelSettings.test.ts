@@ -450,3 +450,33 @@ describe('/api/keys', () => {
     expect(res.status).toBe(404);
   });
 });
+
+describe('the auth mode mcppipe up shows', () => {
+  it('is the one the relay applies: the saved setting wins over --tunnel-auth, and the CLI says so', async () => {
+    const put = await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      bearer: aliceKey,
+      body: { auth: 'api-key' },
+    });
+    expect(put.status).toBe(200);
+    // a second mcppipe up of the same account takes the subdomain over (the last test of this file)
+    await using again = await startTunnelCli({
+      gateway: gw.url,
+      apiKey: aliceKey,
+      subdomain: 'laptop',
+      auth: 'oauth',
+      stdio: { faults: node(fixturePath('agg-faults.mjs')) },
+    });
+    await waitFor(() => again.stderr().includes('the relay applies auth api-key'), {
+      timeoutMs: 10_000,
+      message: 'the warning about the saved auth mode',
+    });
+    expect(again.stderr()).toContain('not --tunnel-auth oauth');
+    await waitFor(() => /tunnel \S+ \(connected; auth api-key\)/.test(again.stderr()), {
+      timeoutMs: 20_000,
+      message: 'the startup table line with the applied auth mode',
+    });
+    // the paste line adds the key header, as for --tunnel-auth api-key
+    expect(again.stderr()).toContain('$MCPPIPE_API_KEY');
+  });
+});

@@ -7,8 +7,11 @@ import type { TunnelPlan } from './tunnelPlan.js';
 
 export interface RunningTunnel {
   readonly client: TunnelClient;
-  /** Who may call the public URL (`--tunnel-auth`): the client line adds the key header for `api-key`. */
-  readonly auth: TunnelPlan['auth'];
+  /**
+   * Who may call the public URL: what the relay applies (the owner's saved setting wins, T5) once it said, else
+   * `--tunnel-auth`. The client line adds the key header for `api-key`.
+   */
+  readonly auth: string;
   /** One line for the startup table: `tunnel https://… (connected)` or `tunnel … (reconnecting: …)`. */
   line(): string;
   /** Closes the tunnel (the relay frees the subdomain at once) and, in zero-knowledge mode, the loopback pool. */
@@ -115,8 +118,15 @@ export async function startTunnel(
       const line = statusLine(s, plan);
       if (!line) return;
       const fields = { subdomain: plan.subdomain, status: s.status };
-      if (s.status === 'connected') logger.info(fields, line);
-      else if (s.status === 'refused') logger.error({ ...fields, code: s.code }, line);
+      if (s.status === 'connected') {
+        logger.info(fields, line);
+        const applied = client.auth;
+        if (applied !== undefined && applied !== plan.auth)
+          logger.warn(
+            { ...fields, auth: applied, asked: plan.auth },
+            `the relay applies auth ${applied} to this tunnel (saved in the dashboard's Settings), not --tunnel-auth ${plan.auth}; change it there`,
+          );
+      } else if (s.status === 'refused') logger.error({ ...fields, code: s.code }, line);
       else logger.warn(fields, line);
     },
   });
@@ -125,9 +135,12 @@ export async function startTunnel(
       { subdomain: plan.subdomain },
       'tunnel auth is none: anyone who knows the public URL can call your tools (use --tunnel-auth oauth or api-key)',
     );
+  const auth = () => client.auth ?? plan.auth;
   return {
     client,
-    auth: plan.auth,
+    get auth() {
+      return auth();
+    },
     line() {
       const s = last;
       const where = client.publicUrl ?? plan.relayUrl;
@@ -140,7 +153,7 @@ export async function startTunnel(
             : s.status === 'refused'
               ? `refused: ${s.reason}`
               : s.status;
-      return `tunnel ${where} (${state}; auth ${plan.auth}${zk})`;
+      return `tunnel ${where} (${state}; auth ${auth()}${zk})`;
     },
     async close() {
       await client.close().catch(() => {});

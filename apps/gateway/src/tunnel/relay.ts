@@ -20,7 +20,7 @@ import type { ZoneConfig } from './address.js';
 import { tunnelBases } from './address.js';
 import { connectUpgrade } from './connect.js';
 import { createRelayHook } from './hook.js';
-import { POLICY_KEYS } from './policy.js';
+import { POLICY_KEYS, parsePolicy } from './policy.js';
 import { tunnelResources } from './resources.js';
 import { closeRevokedTunnels } from './revokedKeys.js';
 
@@ -90,6 +90,11 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     authenticate: (key) => Promise.resolve(accounts.authenticateKey(key)),
     publicUrl,
     logger,
+    // T5: the owner's saved auth mode wins over the one asked for; the CLI shows the one applied
+    authMode: (claim) => {
+      const p = deps.settings?.policy(claim) ?? parsePolicy(claim.metadata);
+      return typeof p === 'string' ? undefined : p.auth;
+    },
     reserve: (claim): Promise<boolean> => cluster?.reserve(claim) ?? Promise.resolve(true), // S2: one subdomain, one account
     onEvent: (e) => {
       deps.onTunnelEvent?.(e, registry);

@@ -363,4 +363,39 @@ describe('capture at the relay (issue 19)', () => {
     expect(detail.body).toMatchObject({ request: null, response: null, children: [] });
     expect(JSON.stringify(detail.body)).not.toContain('tools/list');
   });
+
+  it('records refused requests (401, 503 tunnel_offline) with the client address, at most a burst of 10 per tunnel', async () => {
+    const post = (path: string, key?: string) =>
+      fetch(`${gw.url}${path}`, {
+        method: 'POST',
+        headers: rpcHeaders(key),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      }).then(async (r) => (await r.text(), r.status));
+    expect(await post(`/t/${TUNNEL}/mcp`)).toBe(401); // no credentials
+    expect(await post(`/t/${TUNNEL}/mcp`, keys['bob'])).toBe(401); // another account's key
+    const refusals = async () => (await list()).filter((e) => e.status === 'http_401');
+    await waitFor(async () => (await refusals()).length === 2, { timeoutMs: 10_000 });
+    const [row] = await refusals();
+    expect(row).toMatchObject({ caller: 'refused (127.0.0.1)', method: null, name: null, upstream: null });
+    const detail = await api(`/api/tunnels/${TUNNEL}/exchanges/${row!.id}`);
+    expect(detail.body).toMatchObject({ request: null, truncated: { request: true, response: false } });
+    expect(String(detail.body['response'])).toContain('no valid credentials');
+    // a flood of refused requests cannot push the owner's exchanges out of the ring
+    for (let i = 0; i < 25; i++) expect(await post(`/t/${TUNNEL}/mcp`)).toBe(401);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await refusals()).length).toBeGreaterThanOrEqual(10);
+    expect((await refusals()).length).toBeLessThanOrEqual(12);
+    // the zero-knowledge tunnel goes offline: 503 tunnel_offline, recorded for it
+    await zk.close();
+    expect(await post('/t/zk--alice/mcp', keys['agent'])).toBe(503);
+    let offline: Summary[] = [];
+    await waitFor(
+      async () =>
+        (offline = ((await api('/api/tunnels/zk--alice/exchanges')).body['exchanges'] as Summary[]).filter(
+          (e) => e.status === 'http_503',
+        )).length === 1,
+      { timeoutMs: 10_000 },
+    );
+    expect(offline[0]!.caller).toBe('refused (127.0.0.1)');
+  });
 });

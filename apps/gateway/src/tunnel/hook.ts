@@ -19,7 +19,9 @@ import type { ZoneConfig } from './address.js';
 import { PRM_PREFIX, addressCache } from './address.js';
 import type { TargetFinderDeps } from './targets.js';
 import { createTargetFinder } from './targets.js';
+import { createRefusalRecorder } from './refusals.js';
 import { createTunnelAuth } from './tunnelAuth.js';
+import { tunnelId } from '../api/settingsRelay.js';
 
 /** What the hook needs: the zone, the accounts and the authorization server, and what finds a request's target. */
 export interface RelayHookDeps extends TargetFinderDeps {
@@ -27,6 +29,8 @@ export interface RelayHookDeps extends TargetFinderDeps {
   accounts: AccountStore;
   oauth: Pick<OAuthProvider, 'authenticateBearer' | 'protectedResourceMetadata'>;
   logger: Logger;
+  /** Whether the relay has held tunnel `id` since it started: only such a tunnel's offline refusals are recorded. */
+  seen?: (id: string) => boolean;
 }
 
 const STRIP = Object.fromEntries([...CREDENTIAL_HEADERS, RELAY_REQUEST_HEADER].map((h) => [h, null]));
@@ -48,17 +52,21 @@ export function createRelayHook(deps: RelayHookDeps) {
   });
 
   const addressOf = addressCache(zone);
+  const refused = deps.capture && createRefusalRecorder(deps.capture.exchanges);
 
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const parsed = addressOf(req.headers.host, req.url);
     if (parsed === undefined) return undefined;
     const { address, resource } = parsed;
+    const startedAt = Date.now();
     const target = await find(address);
     if (target === undefined) {
       if (!address.candidates.some((c) => accounts.hasAccount(c.account)))
         return refuse(reply, 404, { code: RPC.invalidRequest, message: 'Not found: no such tunnel' });
       reply.hijack();
       writeTunnelOffline(reply.raw);
+      const id = address.candidates.map(tunnelId).find((c) => deps.seen?.(c));
+      if (id !== undefined) refused?.(id, { req: req.raw, ip: req.ip, status: 503, startedAt });
       return undefined;
     }
     // the CLI's event scope (E1) is the relay's own: never reachable from the public side
@@ -74,7 +82,12 @@ export function createRelayHook(deps: RelayHookDeps) {
       return reply.header('cache-control', 'no-store').send(doc);
     }
     const caller = await authenticate(req, reply, { t: target, resource });
-    if (caller === false) return reply;
+    if (caller === false) {
+      // recorded by the node holding the tunnel (its ring is the one Live reads)
+      if (target.tunnel)
+        refused?.(tunnelId(target.tunnel), { req: req.raw, ip: req.ip, status: reply.statusCode, startedAt });
+      return reply;
+    }
     reply.hijack();
     req.raw.url = address.path;
     const forwarded = {

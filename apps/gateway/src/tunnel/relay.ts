@@ -133,6 +133,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
       }),
       ...(deps.settings && { settings: deps.settings }),
       cluster,
+      seen: (id) => seen.has(id),
     }),
     capture,
     accounts,

@@ -13,6 +13,7 @@ import {
   redactMessage,
   redactValue,
   replayRequestHeaders,
+  restoreRedacted,
   tapExchange,
   upstreamOf,
 } from './index.js';
@@ -519,6 +520,43 @@ describe('a call to an unknown name', () => {
       ['gh', 'gh__issue', 1],
     ]);
     expect(capture.list('t', { upstream: 'nope' })).toEqual([]);
+  });
+});
+
+describe('restoreRedacted (replay of an edited copy recorded with values off)', () => {
+  const original = {
+    jsonrpc: '2.0',
+    id: 14,
+    method: 'tools/call',
+    params: {
+      name: 'fs__read',
+      arguments: { path: '/etc/hosts', depth: 2, deep: true, tags: ['a', 'b'], o: { k: 'v' } },
+    },
+  };
+  const shown = redactMessage(original) as typeof original;
+
+  it('puts the original values back where the copy still shows their placeholders', () => {
+    const edited = { ...shown, id: 914 };
+    expect(restoreRedacted(edited, original)).toEqual({ ...original, id: 914 });
+  });
+
+  it('keeps every field the owner changed, added or removed', () => {
+    const edited = {
+      ...shown,
+      params: {
+        ...shown.params,
+        arguments: { path: '/etc/passwd', depth: 3, tags: ['[redacted]'], extra: 'x' },
+      },
+    };
+    expect(restoreRedacted(edited, original)).toMatchObject({
+      params: { arguments: { path: '/etc/passwd', depth: 3, tags: ['a'], extra: 'x' } },
+    });
+    expect((restoreRedacted(edited, original) as typeof original).params.arguments).not.toHaveProperty('o');
+  });
+
+  it('leaves a copy with no arguments, or a non-object, as it is', () => {
+    expect(restoreRedacted({ method: 'tools/list' }, original)).toEqual({ method: 'tools/list' });
+    expect(restoreRedacted('x', original)).toBe('x');
   });
 });
 

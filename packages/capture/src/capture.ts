@@ -9,7 +9,7 @@ import {
   RECORD_OVERHEAD_BYTES,
 } from './defaults.js';
 import { invalidOptionsError, invalidRequestError } from './errors.js';
-import { redactMessage } from './redact.js';
+import { redactMessage, restoreRedacted } from './redact.js';
 import { BoundedRing } from './ring.js';
 import { SharedWriter } from './shared.js';
 import type { SharedExchangeRing, SharedWriterOptions } from './shared.js';
@@ -456,7 +456,7 @@ export class ExchangeCapture {
       throw invalidRequestError(edited);
     const source = this.replaySource(tunnel, id);
     if (source === undefined) return undefined;
-    const body = options.request !== undefined ? JSON.stringify(options.request) : source.body;
+    const body = edited !== undefined ? JSON.stringify(this.#unredacted(tunnel, id, edited)) : source.body;
     if (body === undefined) return 'not_replayable';
     const raw = await runReplay({
       body,
@@ -471,6 +471,14 @@ export class ExchangeCapture {
       now: this.#now,
     });
     return this.record(tunnel, raw);
+  }
+
+  /** An edited copy of an exchange recorded with values off, its placeholders given their original values back. */
+  #unredacted(tunnel: string, id: string, edited: unknown): unknown {
+    const h = this.#scopes.get(tunnel)?.ring.get(id);
+    if (h === undefined || h.values || h.cutRequest || h.zk) return edited;
+    const original = requestOf(h.text);
+    return Array.isArray(edited) || original === undefined ? edited : restoreRedacted(edited, original);
   }
 
   /** Exchanges kept per tunnel (the ring's count bound): more than this between two {@link newer} reads are lost. */

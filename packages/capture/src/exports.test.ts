@@ -22,6 +22,7 @@ describe('public surface', () => {
       'redactValue',
       'replayRequestHeaders',
       'responseMessages',
+      'restoreRedacted',
       'runReplay',
       'tapExchange',
       'teeExchange',

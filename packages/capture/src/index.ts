@@ -7,7 +7,8 @@
  * - {@link tapExchange}: tees a Node request/response pair (bytes kept up to a cap, nothing parsed on the path);
  *   {@link teeExchange}: the same, fed by a forwarder that moves the bytes itself ({@link ExchangeCapture.tee}).
  * - {@link parseExchange}, {@link classifyStatus}: method, exposed name, upstream, `ok` / JSON-RPC code / `isError`.
- * - {@link redactValue}, {@link redactMessage}: argument values replaced by placeholders keeping keys and types.
+ * - {@link redactValue}, {@link redactMessage}: argument values replaced by placeholders keeping keys and types;
+ *   {@link restoreRedacted}: the original values back into an edited copy (replay).
  * - {@link ToolStats}: per-tool per-minute buckets with a log-scale latency histogram (p50/p95/p99 over 1 h, 24 h).
  * - {@link BoundedRing}: the count- and byte-bounded ring.
  *
@@ -23,7 +24,7 @@ export type { ReplayAnswer, ReplayRun } from './replay.js';
 export type { ExchangeTee, TapOptions } from './tap.js';
 export { classifyStatus, parseExchange, responseMessages, upstreamOf } from './classify.js';
 export type { ParsedExchange } from './classify.js';
-export { redactMessage, redactValue } from './redact.js';
+export { redactMessage, redactValue, restoreRedacted } from './redact.js';
 export { ToolStats } from './stats.js';
 export { BoundedRing } from './ring.js';
 export type { RingEntry } from './ring.js';

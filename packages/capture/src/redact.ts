@@ -60,3 +60,48 @@ export function redactMessage(message: unknown): unknown {
     return { ...message, result: { ...result, content: redactValue(result['content']) } };
   return message;
 }
+
+/**
+ * Puts the original values back into an edited copy of a redacted request (issue 19 replay): wherever the edited
+ * `params.arguments` still holds, at the same path, the placeholder {@link redactValue} made of the original value
+ * (`"[redacted]"` for a string, `0` for a number, `false` for a boolean), the original value is sent; every other
+ * field is sent as edited. So an owner who fixes one field of a call recorded with values off replays the call's
+ * real values, not the placeholders. (A placeholder typed on purpose where the original differs is read as "left as
+ * shown": to send `0`, `false` or `"[redacted]"` literally, turn capture of values on and replay again.)
+ *
+ * @param edited - the owner's edited copy (a JSON-RPC request)
+ * @param original - the request as the agent sent it, values included
+ * @returns `edited`, with its placeholders under `params.arguments` replaced by the original values
+ * @example
+ * ```ts
+ * restoreRedacted(
+ *   { method: 'tools/call', params: { name: 'fs__read', arguments: { path: '[redacted]', depth: 3 } } },
+ *   { method: 'tools/call', params: { name: 'fs__read', arguments: { path: '/etc/hosts', depth: 2 } } },
+ * ); // arguments: { path: '/etc/hosts', depth: 3 }
+ * ```
+ */
+export function restoreRedacted(edited: unknown, original: unknown): unknown {
+  if (!isObject(edited) || !isObject(original)) return edited;
+  const params = edited['params'];
+  const before = original['params'];
+  if (!isObject(params) || !isObject(before) || !('arguments' in params) || !('arguments' in before))
+    return edited;
+  return {
+    ...edited,
+    params: { ...params, arguments: restoreValue(params['arguments'], before['arguments']) },
+  };
+}
+
+function restoreValue(edited: unknown, original: unknown): unknown {
+  if (Array.isArray(edited))
+    return Array.isArray(original) ? edited.map((v, i) => restoreValue(v, original[i])) : edited;
+  if (isObject(edited)) {
+    if (!isObject(original)) return edited;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(edited))
+      out[k] = Object.hasOwn(original, k) ? restoreValue(v, original[k]) : v;
+    return out;
+  }
+  const leaf = original !== null && typeof original !== 'object';
+  return leaf && edited === redactValue(original) ? original : edited;
+}

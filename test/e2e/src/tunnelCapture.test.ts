@@ -229,6 +229,20 @@ describe('capture at the relay (issue 19)', () => {
     expect([invalid.status, invalid.body['error']]).toEqual([400, 'bad_request']);
     const second = await api(`/api/tunnels/${TUNNEL}/exchanges/${again.body['id'] as string}`);
     expect(JSON.stringify(second.body['response'])).toContain('faults: top secret value'); // the original values
+    // the Inspector's copy (values redacted) with only its id edited replays the original values, not "[redacted]"
+    const shown = (await api(`/api/tunnels/${TUNNEL}/exchanges/${original.id}`)).body['request'] as Record<
+      string,
+      unknown
+    >;
+    expect(JSON.stringify(shown)).toContain('[redacted]');
+    const fixed = await api(`/api/tunnels/${TUNNEL}/exchanges/${original.id}/replay`, keys['alice']!, {
+      method: 'POST',
+      body: JSON.stringify({ request: { ...shown, id: 914 } }),
+    });
+    expect(fixed.status).toBe(201);
+    const third = await api(`/api/tunnels/${TUNNEL}/exchanges/${fixed.body['id'] as string}`);
+    expect(JSON.stringify(third.body['response'])).toContain('faults: top secret value');
+    expect(JSON.stringify(third.body['response'])).not.toContain('[redacted]');
   });
 
   it('attaches a sampling request and its answer under the call (2025-era client)', async () => {
@@ -281,7 +295,7 @@ describe('capture at the relay (issue 19)', () => {
       changed: false,
       pinned: false,
     });
-    expect(echo['calls']).toBe(3); // the agent's call and two replays
+    expect(echo['calls']).toBe(4); // the agent's call and three replays
     expect(echo['p50']).toBeGreaterThan(0);
     expect(echo['p99']).toBeGreaterThanOrEqual(echo['p50'] as number);
     expect(tools.find((t) => t['name'] === 'faults__fail')).toMatchObject({

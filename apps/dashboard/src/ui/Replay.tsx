@@ -32,6 +32,7 @@ export function Replay({ tunnel, exchange }: { tunnel: TunnelInfo; exchange: Exc
       <h3>Replay</h3>
       <p class="muted small">
         Edit the copy and send it through this tunnel as you; it is recorded as a new exchange.
+        {' Redacted arguments you leave as shown are sent with their original values.'}
       </p>
       <textarea
         name="replay"

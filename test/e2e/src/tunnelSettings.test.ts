@@ -479,4 +479,28 @@ describe('the auth mode mcppipe up shows', () => {
     // the paste line adds the key header, as for --tunnel-auth api-key
     expect(again.stderr()).toContain('$MCPPIPE_API_KEY');
   });
+
+  it('a saved auth none is warned about loudly by the relay too, as when the CLI asks for it', async () => {
+    const put = await api(`/api/tunnels/${TUNNEL}/settings`, {
+      method: 'PUT',
+      bearer: aliceKey,
+      body: { auth: 'none' },
+    });
+    expect(put.status).toBe(200);
+    // pino writes JSON: the message's quotes are escaped
+    const warnings = () => gw.stderr().match(/tunnel connected with auth \\?"none\\?"/g)?.length ?? 0;
+    const before = warnings();
+    await using again = await startTunnelCli({
+      gateway: gw.url,
+      apiKey: aliceKey,
+      subdomain: 'laptop',
+      stdio: { faults: node(fixturePath('agg-faults.mjs')) },
+    });
+    await waitFor(() => again.stderr().includes('the relay applies auth none'), { timeoutMs: 10_000 });
+    await waitFor(() => warnings() > before, {
+      timeoutMs: 10_000,
+      message: 'the relay warning about auth none',
+    });
+    expect(gw.stderr()).toMatch(/WARNING: tunnel connected with auth \\?"none\\?": anyone who can reach/);
+  });
 });

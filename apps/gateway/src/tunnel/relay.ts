@@ -13,14 +13,14 @@ import type { ExchangeCaptureOptions } from '@mcppipe/capture';
 import type { AccountStore, OAuthProvider, ResourceOwners } from '@mcppipe/oauth';
 import { TunnelRegistry } from '@mcppipe/tunnel';
 import type { TunnelEvent } from '@mcppipe/tunnel';
-import { tunnelId, type SettingsEnforcer } from '../api/settingsRelay.js';
+import { tunnelId, type SettingsEnforcer, type SettingsSubject } from '../api/settingsRelay.js';
 import type { TunnelCluster } from '@mcppipe/tunnel';
 import type { Logger } from '../types.js';
 import type { ZoneConfig } from './address.js';
 import { tunnelBases } from './address.js';
 import { connectUpgrade } from './connect.js';
 import { createRelayHook } from './hook.js';
-import { POLICY_KEYS, parsePolicy } from './policy.js';
+import { parsePolicy } from './policy.js';
 import { tunnelResources } from './resources.js';
 import { closeRevokedTunnels } from './revokedKeys.js';
 
@@ -84,6 +84,11 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
       names.set(keyId, (n = accounts.listKeys().find((k) => k.id === keyId)?.name ?? keyId));
     return n;
   };
+  /** The auth mode a tunnel gets (T5): the owner's saved setting, else what the CLI asked for at connect. */
+  const appliedAuth = (t: SettingsSubject): string | undefined => {
+    const p = deps.settings?.policy(t) ?? parsePolicy(t.metadata);
+    return typeof p === 'string' ? undefined : p.auth;
+  };
   const publicUrl = (subdomain: string, account: string) =>
     `${tunnelBases(zone, tunnelId({ subdomain, account })).host}/mcp`;
   const registry = new TunnelRegistry({
@@ -91,10 +96,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
     publicUrl,
     logger,
     // T5: the owner's saved auth mode wins over the one asked for; the CLI shows the one applied
-    authMode: (claim) => {
-      const p = deps.settings?.policy(claim) ?? parsePolicy(claim.metadata);
-      return typeof p === 'string' ? undefined : p.auth;
-    },
+    authMode: (claim) => appliedAuth(claim),
     reserve: (claim): Promise<boolean> => cluster?.reserve(claim) ?? Promise.resolve(true), // S2: one subdomain, one account
     onEvent: (e) => {
       deps.onTunnelEvent?.(e, registry);
@@ -102,7 +104,7 @@ export function createRelay(deps: RelayDeps): TunnelRelay {
       seen.add(tunnelId(e));
       const info = registry.list().find((t) => t.id === e.tunnelId);
       if (info) void cluster?.claim(info);
-      if (info?.metadata[POLICY_KEYS.auth] === 'none')
+      if (info && appliedAuth(info) === 'none')
         logger.warn(
           { account: e.account, subdomain: e.subdomain },
           'WARNING: tunnel connected with auth "none": anyone who can reach its URL can use every tool behind it',

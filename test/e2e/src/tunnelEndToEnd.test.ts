@@ -155,6 +155,27 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
     expect(none.headers['www-authenticate']).toContain(
       `resource_metadata="http://${webUrl.host}/.well-known/oauth-protected-resource/mcp"`,
     );
+    // a token sent is refused with its reason, not "send a token": another address of the tunnel is another resource
+    const token = { ...rpcHeaders(), authorization: `Bearer ${oauth.current!.access_token}` };
+    const pathForm = await rawRequest(gw.port, {
+      path: '/t/web--alice/mcp',
+      host: `127.0.0.1:${gw.port}`,
+      headers: token,
+      body: LIST,
+    });
+    expect(pathForm.status).toBe(401);
+    const message = (JSON.parse(pathForm.body) as { error: { message: string } }).error.message;
+    expect(message).toMatch(/^Unauthorized: The access token was not issued for this resource/);
+    expect(message).toContain('its host form and its /t/ path form are different resources');
+    const garbage = await rawRequest(gw.port, {
+      path: '/mcp',
+      host: webUrl.host,
+      headers: { ...rpcHeaders(), authorization: 'Bearer not.a.token' },
+      body: LIST,
+    });
+    expect((JSON.parse(garbage.body) as { error: { message: string } }).error.message).toBe(
+      'Unauthorized: The access token is invalid or expired',
+    );
   }, 120_000);
 
   it('(2) a v1 client as a 2025-era agent with --tunnel-auth api-key lists and calls by Host', async () => {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AccountStore, OAuthProvider } from '@mcppipe/oauth';
+import type { AccountStore, BearerResult, OAuthProvider } from '@mcppipe/oauth';
 import type { ForwardExchange, Tunnel } from '@mcppipe/tunnel';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RPC, refuse } from '../pipeline/rpcError.js';
@@ -31,6 +31,25 @@ function unauthorized(reply: FastifyReply, challenge: string, message: string): 
   reply.header('www-authenticate', challenge);
   refuse(reply, 401, { code: RPC.invalidRequest, message });
   return false;
+}
+
+/**
+ * What a 401 of an `oauth` tunnel says: without a token, to send one; with one, why it was refused (the
+ * authorization server's own `error_description`), and for a token of another resource that each address of a
+ * tunnel (its host and its `/t/…` path form) is a resource of its own.
+ */
+function bearerRefusalText(result: Extract<BearerResult, { ok: false }>): string {
+  if (result.refusal === 'missing') return 'Unauthorized: send a Bearer access token for this tunnel';
+  let description = 'The access token was refused';
+  try {
+    const parsed = JSON.parse(result.body) as { error_description?: unknown };
+    if (typeof parsed.error_description === 'string') description = parsed.error_description;
+  } catch {
+    // the body is ours; keep the generic text
+  }
+  return result.refusal === 'audience'
+    ? `Unauthorized: ${description} (a token is issued for one address of a tunnel: its host form and its /t/ path form are different resources; get a token for the URL you call)`
+    : `Unauthorized: ${description}`;
 }
 
 /** The OAuth client's registered `client_name` (issue 19: exchanges name their caller), if it has one. */
@@ -78,10 +97,6 @@ export function createTunnelAuth(deps: {
     }
     const result = await oauth.authenticateBearer(authorization, resource);
     if (result.ok) return clientName(result.authInfo.extra) ?? result.authInfo.clientId;
-    return unauthorized(
-      reply,
-      result.wwwAuthenticate,
-      'Unauthorized: send a Bearer access token for this tunnel',
-    );
+    return unauthorized(reply, result.wwwAuthenticate, bearerRefusalText(result));
   };
 }

@@ -37,7 +37,7 @@ describe('gateway tunnel relay (--tunnel-zone)', () => {
   const tunnels: TunnelClient[] = [];
   let loopback: ReturnType<typeof forwardToLoopback>;
 
-  const open = (account: 'alice' | 'bob', subdomain: string, metadata: Record<string, string>) => {
+  const open = (account: string, subdomain: string, metadata: Record<string, string>) => {
     const statuses: TunnelStatus[] = [];
     const tunnel = connectTunnel({
       relayUrl: `${gw.url}/tunnel/connect`,
@@ -225,5 +225,17 @@ describe('gateway tunnel relay (--tunnel-zone)', () => {
     expect(Date.now() - at).toBeLessThan(3_000);
     const again = open('bob', 'desk', { auth: 'api-key' });
     await expect(again.tunnel.connected()).rejects.toMatchObject({ code: 'MCPP_TUNNEL_BAD_KEY' });
+    // removing an account closes its tunnels saying so (not "the API key was revoked")
+    keys['carol'] = carolKey.stdout.trim();
+    const byCarol = open('carol', 'carol-desk', { auth: 'api-key' });
+    await byCarol.tunnel.connected();
+    expect((await gatewayCommand(['accounts', 'remove', 'carol', '--data-dir', dataDir])).code).toBe(0);
+    let refused: TunnelStatus | undefined;
+    await waitFor(() => (refused = byCarol.statuses.find((s) => s.status === 'refused')) !== undefined, {
+      timeoutMs: 10_000,
+    });
+    expect(refused).toMatchObject({
+      reason: expect.stringContaining('the account "carol" was removed from the relay'),
+    });
   });
 });

@@ -9,8 +9,9 @@ import type { TunnelRegistry } from '@mcppipe/tunnel';
 import type { Logger } from '../types.js';
 
 /**
- * Watches the accounts and closes every live tunnel whose API key is gone (logged at info, with account and
- * subdomain; a reload that fails is logged at error and changes nothing).
+ * Watches the accounts and closes every live tunnel whose API key is gone, telling its client whether the key was
+ * revoked or its account removed (logged at info, with account and subdomain; a reload that fails is logged at error
+ * and changes nothing).
  *
  * @param accounts - the relay's accounts and keys
  * @param registry - the live tunnels
@@ -18,7 +19,7 @@ import type { Logger } from '../types.js';
  * @returns stops watching
  */
 export function closeRevokedTunnels(
-  accounts: Pick<AccountStore, 'watch' | 'keyIds'>,
+  accounts: Pick<AccountStore, 'watch' | 'keyIds' | 'hasAccount'>,
   registry: Pick<TunnelRegistry, 'list' | 'closeByKey'>,
   logger: Logger,
 ): () => void {
@@ -26,8 +27,17 @@ export function closeRevokedTunnels(
     () => {
       const ids = accounts.keyIds();
       for (const t of registry.list()) {
-        if (!ids.has(t.keyId) && registry.closeByKey(t.keyId) > 0)
-          logger.info({ account: t.account, subdomain: t.subdomain }, 'API key revoked: tunnel closed');
+        if (ids.has(t.keyId)) continue;
+        // an account removed with its keys says so: "the key was revoked" would send its user to make a new key
+        const gone = !accounts.hasAccount(t.account);
+        const reason = gone
+          ? `the account "${t.account}" was removed from the relay`
+          : 'the API key was revoked';
+        if (registry.closeByKey(t.keyId, reason) > 0)
+          logger.info(
+            { account: t.account, subdomain: t.subdomain },
+            `${gone ? 'account removed' : 'API key revoked'}: tunnel closed`,
+          );
       }
     },
     {

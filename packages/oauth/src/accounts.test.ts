@@ -51,4 +51,28 @@ describe('AccountStore (T1)', () => {
     expect(a.authenticateKey(key)).toBeUndefined();
     await expect(b.revokeKey(id)).rejects.toMatchObject({ code: 'MCPP_OAUTH_ACCOUNT_NOT_FOUND' });
   });
+
+  it('names keys uniquely per account: key-<n> by default, a name used twice is refused', async () => {
+    const a = await AccountStore.open(dir);
+    await a.addAccount('carol', 'carol password');
+    await a.addAccount('dan', 'dan password');
+    expect((await a.createKey('carol')).name).toBe('key-1');
+    expect((await a.createKey('carol', '')).name).toBe('key-2');
+    expect((await a.createKey('carol', 'ci-bot')).name).toBe('ci-bot');
+    await expect(a.createKey('carol', 'ci-bot')).rejects.toMatchObject({
+      code: 'MCPP_OAUTH_ACCOUNT_INVALID',
+      message:
+        'account "carol" has a key named "ci-bot" already: choose another name, or revoke that key first',
+    });
+    expect((await a.createKey('dan', 'ci-bot')).name).toBe('ci-bot'); // another account's names are its own
+    const first = a.listKeys('carol').find((k) => k.name === 'key-1')!;
+    await a.revokeKey(first.id);
+    expect((await a.createKey('carol')).name).toBe('key-1'); // a revoked key's name is free again
+    expect(
+      a
+        .listKeys('carol')
+        .map((k) => k.name)
+        .sort(),
+    ).toEqual(['ci-bot', 'key-1', 'key-2']);
+  });
 });

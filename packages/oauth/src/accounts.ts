@@ -231,28 +231,37 @@ export class AccountStore {
   }
 
   /**
-   * Creates an API key. The key is returned once and never stored (only its SHA-256).
+   * Creates an API key. The key is returned once and never stored (only its SHA-256). Key names are unique per
+   * account (callers are recorded by key name: two keys of one name could not be told apart); without a name the
+   * key is named `key-<n>`, the first such name the account does not use.
    *
    * @param account - the owner account
-   * @param name - an optional label
-   * @returns the key id and the key
-   * @throws McpPipeError `MCPP_OAUTH_ACCOUNT_NOT_FOUND`
+   * @param name - a label; empty or undefined: `key-<n>`
+   * @returns the key id, its name and the key
+   * @throws McpPipeError `MCPP_OAUTH_ACCOUNT_NOT_FOUND`; `MCPP_OAUTH_ACCOUNT_INVALID` when the account has a key of
+   *   that name already
    */
-  async createKey(account: string, name?: string): Promise<{ id: string; key: string }> {
+  async createKey(account: string, name?: string): Promise<{ id: string; name: string; key: string }> {
     const id = `key_${randomSecret(6)}`;
     const key = `${KEY_PREFIX}${randomSecret(32)}`;
+    let named = name ?? '';
     await this.#change((d) => {
       if (!Object.hasOwn(d.accounts, account))
         throw notFound(`no account "${account}": create it with \`accounts add ${account}\``);
-      d.keys[id] = {
-        id,
-        account,
-        ...(name !== undefined && { name }),
-        sha256: sha256(key).toString('hex'),
-        createdAt: Date.now(),
-      };
+      const used = new Set(
+        Object.values(d.keys)
+          .filter((k) => k.account === account)
+          .map((k) => k.name ?? ''),
+      );
+      named = name ?? ''; // again on each attempt: a shared store may run this more than once
+      if (named === '') for (let n = 1; used.has((named = `key-${n}`)); n++);
+      else if (used.has(named))
+        throw invalid(
+          `account "${account}" has a key named "${named}" already: choose another name, or revoke that key first`,
+        );
+      d.keys[id] = { id, account, name: named, sha256: sha256(key).toString('hex'), createdAt: Date.now() };
     });
-    return { id, key };
+    return { id, name: named, key };
   }
 
   /**

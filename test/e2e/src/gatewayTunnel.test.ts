@@ -213,7 +213,9 @@ describe('gateway tunnel relay (--tunnel-zone)', () => {
     );
     expect(carol.stderr).toContain(`account "carol" added (in ${join(dataDir, 'accounts.json')})`);
     const carolKey = await gatewayCommand(['keys', 'create', '--account', 'carol', '--data-dir', dataDir]);
-    expect(carolKey.stderr).toContain(`created for "carol" in ${join(dataDir, 'accounts.json')}`);
+    expect(carolKey.stderr).toContain(
+      `created for "carol" (name "key-1") in ${join(dataDir, 'accounts.json')}`,
+    );
     const { tunnel, statuses } = open('bob', 'desk', { auth: 'api-key' });
     await tunnel.connected();
     const revoked = await gatewayCommand(['keys', 'revoke', id, '--data-dir', dataDir]);

@@ -444,6 +444,16 @@ describe('/api/keys', () => {
 
   it("bad names answer 400 and another account's key answers 404", async () => {
     expect((await api('/api/keys', { method: 'POST', bearer: aliceKey, body: {} })).status).toBe(400);
+    // key names are unique per account (Live tells callers apart by them); keys create names one by default
+    const first = await api('/api/keys', { method: 'POST', bearer: aliceKey, body: { name: 'ci-bot' } });
+    expect(first.status).toBe(201);
+    const twice = await api('/api/keys', { method: 'POST', bearer: aliceKey, body: { name: 'ci-bot' } });
+    expect([twice.status, twice.json['error']]).toEqual([409, 'conflict']);
+    expect(twice.json['message']).toBe(
+      'account "alice" has a key named "ci-bot" already: choose another name, or revoke that key first',
+    );
+    const unnamed = await gatewayCommand(['keys', 'create', '--account', 'bob', '--data-dir', dataDir]);
+    expect(unnamed.stderr).toMatch(/^key key_\S+ created for "bob" \(name "key-\d+"\) in /);
     const bob = await gatewayCommand(['keys', 'list', '--account', 'bob', '--data-dir', dataDir]);
     const bobId = bob.stdout.split('\t')[0]!;
     const res = await api(`/api/keys/${bobId}`, { method: 'DELETE', bearer: aliceKey });

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isMcpPipeError } from '@mcppipe/errors';
 import type { AccountStore } from '@mcppipe/oauth';
 import type { TunnelRegistry } from '@mcppipe/tunnel';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -51,8 +52,13 @@ export function keysRoutes(app: FastifyInstance, deps: KeysDeps): void {
         error: 'invalid_request',
         message: `name: send {"name": "..."}: 1 to ${MAX_KEY_NAME} letters, digits, spaces, ".", "_", "@" or "-"`,
       });
-    const { id, key } = await accounts.createKey(caller.account, name);
-    return reply.code(201).send({ id, name, key });
+    try {
+      const { id, key } = await accounts.createKey(caller.account, name);
+      return await reply.code(201).send({ id, name, key });
+    } catch (err) {
+      if (!isMcpPipeError(err, 'MCPP_OAUTH_ACCOUNT_INVALID')) throw err;
+      return reply.code(409).send({ error: 'conflict', message: err.message });
+    }
   });
 
   app.delete<{ Params: { id: string } }>('/api/keys/:id', async (req, reply) => {

@@ -115,11 +115,14 @@ export const keysCommand: CommandModule = {
         (a) =>
           a
             .option('account', { type: 'string', demandOption: true, describe: 'Owner account' })
-            .option('name', { type: 'string', describe: 'A label for the key' }),
+            .option('name', {
+              type: 'string',
+              describe: 'A label for the key, unique in the account (default key-1, key-2, …)',
+            }),
         closing(async (args) => {
-          const { id, key } = await (await store(args)).createKey(args.account, args.name);
+          const { id, name, key } = await (await store(args)).createKey(args.account, args.name);
           process.stderr.write(
-            `key ${id} created for "${args.account}" in ${await where(args)} (the key is on stdout, shown only this once)\n`,
+            `key ${id} created for "${args.account}" (name "${name}") in ${await where(args)} (the key is on stdout, shown only this once)\n`,
           );
           process.stdout.write(`${key}\n`);
         }),

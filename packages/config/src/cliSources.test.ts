@@ -57,8 +57,9 @@ describe('splitCliSource: name=value is tolerant of = inside URLs and commands',
     expect(formatCliSource({ flag: '--upstream', name: undefined, value: 'http://x:1/mcp' })).toBe(
       '--upstream http://x:1/mcp',
     );
+    // messages end up in logs: a URL is shown without its query or userinfo
     expect(formatCliSource({ flag: '--upstream', name: undefined, value: 'http://x/?a=b&c=d' })).toBe(
-      '--upstream "http://x/?a=b&c=d"',
+      '--upstream "http://x/?[redacted]"',
     );
     expect(formatCliSource({ flag: '--stdio', name: 'fs', value: 'npx -y "a b" $HOME' })).toBe(
       '--stdio fs="npx -y \\"a b\\" \\$HOME"',
@@ -215,6 +216,19 @@ describe('resolveCliSources', () => {
     expect(err.message).toBe(
       'upstream name "a" is used 2 times: upstream names must be unique within a layout (--upstream a=http://x, --stdio a="npx srv")',
     );
+  });
+
+  it('a URL with a user name or password is refused, shown redacted, with the header to use instead', () => {
+    const err = failure({
+      upstream: ['dead=http://user:pw@127.0.0.1:46999/mcp?token=SECRET123', 'a=http://127.0.0.1:46998/mcp'],
+    });
+    expect(err.code).toBe('MCPP_CFG_INVALID');
+    expect(err.message).toMatch(
+      /^--upstream dead="http:\/\/\[redacted\]@127\.0\.0\.1:46999\/mcp\?\[redacted\]": the URL must not contain a user name or password/,
+    );
+    expect(err.message).toContain('headers = { Authorization = "Bearer ${TOKEN}" }');
+    expect(err.message).toContain('--upstreams-file');
+    expect(err.message).not.toMatch(/SECRET123|user:pw/);
   });
 
   it('a value that is not an http(s) URL, or an empty command', () => {

@@ -3,6 +3,8 @@
  */
 import { McpPipeError } from '@mcppipe/errors';
 import { validateUpstreamName } from './names.js';
+import { hasUrlCredentials, redactUrl } from './redactUrl.js';
+import { URL_CREDENTIALS_FLAG_PROBLEM } from './rules.js';
 import { nameForCommand, nameForUrl, uniqueName } from './sourceName.js';
 import type { Layout, UpstreamConfig } from './types.js';
 
@@ -85,7 +87,8 @@ function shellQuote(value: string): string {
 }
 
 /**
- * Renders a source the way a user types it in a POSIX shell, as messages show it.
+ * Renders a source the way a user types it in a POSIX shell, as messages show it. A URL is shown redacted
+ * (`redactUrl`: no userinfo, query or fragment), since messages end up in logs.
  *
  * @param source - flag, optional name and value
  * @returns e.g. `--upstream http://x`, `--stdio "npx -y pkg"`, `--stdio fs="npx -y ."`
@@ -97,7 +100,8 @@ function shellQuote(value: string): string {
  */
 export function formatCliSource(source: Pick<CliSource, 'flag' | 'name' | 'value'>): string {
   const prefix = source.name === undefined ? '' : `${source.name}=`;
-  return `${source.flag} ${prefix}${shellQuote(source.value)}`;
+  const value = source.flag === '--upstream' ? redactUrl(source.value) : source.value;
+  return `${source.flag} ${prefix}${shellQuote(value)}`;
 }
 
 function suggestedName(source: CliSource): string {
@@ -124,8 +128,10 @@ function checkValue(source: CliSource): string | undefined {
   } catch {
     url = undefined;
   }
-  if (url !== undefined && (url.protocol === 'http:' || url.protocol === 'https:')) return undefined;
-  return `${formatCliSource(source)}: not an http:// or https:// URL`;
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+    return `${formatCliSource(source)}: not an http:// or https:// URL`;
+  if (hasUrlCredentials(source.value)) return `${formatCliSource(source)}: ${URL_CREDENTIALS_FLAG_PROBLEM}`;
+  return undefined;
 }
 
 function bareSourceError(sources: CliSource[]): McpPipeError {
@@ -177,7 +183,8 @@ function toUpstream(source: CliSource, name: string): UpstreamConfig {
  * @param flags - the parsed flags
  * @returns where the layout comes from
  * @throws McpPipeError `MCPP_CFG_SOURCE_CONFLICT`, `MCPP_CFG_AMBIGUOUS_SOURCES`, `MCPP_CFG_BARE_SOURCE`,
- *   `MCPP_NS_INVALID_NAME`, `MCPP_NS_DUPLICATE_NAME`, or `MCPP_CFG_INVALID` (a URL that is not http(s), an empty command)
+ *   `MCPP_NS_INVALID_NAME`, `MCPP_NS_DUPLICATE_NAME`, or `MCPP_CFG_INVALID` (a URL that is not http(s) or has a
+ *   user name or password, an empty command)
  * @example From yargs
  * ```ts
  * const sources = resolveCliSources({ upstream: ['search=http://127.0.0.1:3001'], stdio: ['fs=npx -y @modelcontextprotocol/server-filesystem .'] });

@@ -4,6 +4,8 @@
  */
 import type { ClientId } from './clientPaths.js';
 import { isRecord } from './issues.js';
+import { hasUrlCredentials } from './redactUrl.js';
+import { URL_CREDENTIALS_PROBLEM } from './rules.js';
 import type { UpstreamConfig } from './types.js';
 
 /** An upstream without its name (names are assigned after de-duplication). */
@@ -117,6 +119,7 @@ export function readClientEntry(entry: unknown, ctx: EntryContext): EntryResult 
     const resolved = sub(url[1]);
     if (!/^https?:\/\//i.test(resolved) && !resolved.startsWith('${'))
       return { skip: 'the URL is not http:// or https://' };
+    if (hasUrlCredentials(resolved)) return { skip: `the URL ${URL_CREDENTIALS_PROBLEM}` };
     result = {
       upstream: {
         transport: 'http',

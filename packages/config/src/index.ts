@@ -41,6 +41,7 @@ export type {
 } from './detect.js';
 export { deepEqual, diffLayouts } from './diff.js';
 export { closestName } from './issues.js';
+export { hasUrlCredentials, redactUrl, redactUrlsIn } from './redactUrl.js';
 export type { LayoutDiff, UpstreamChange } from './diff.js';
 export { watchConfig } from './watch.js';
 export type { ConfigChange, ConfigWatcher, WatchConfigOptions, WatchedConfig } from './watch.js';

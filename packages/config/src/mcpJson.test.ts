@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { McpPipeError } from '@mcppipe/errors';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { loadMcpJson, parseMcpJson, validateMcpJson } from './mcpJson.js';
+import { URL_CREDENTIALS_PROBLEM } from './rules.js';
 
 function problems(doc: unknown): string[] {
   const result = validateMcpJson(doc);
@@ -125,6 +126,9 @@ describe('mcp.json (seed 001)', () => {
       'mcpServers.b.args: only valid with "command" (this server sets "url")',
       'mcpServers.b.type: must be one of "stdio", "http", "streamable-http", "sse"',
       'mcpServers.b.protocol: must be one of "auto", "legacy", "modern"',
+    ]);
+    expect(problems({ mcpServers: { d: { url: 'https://me:pw@x/mcp' } } })).toEqual([
+      `mcpServers.d.url: ${URL_CREDENTIALS_PROBLEM}`,
     ]);
     expect(problems({ mcpServers: { c: { url: 'https://x', type: 'stdio', headers: [] } } })).toEqual([
       'mcpServers.c.headers: must be an object of strings, not an array',

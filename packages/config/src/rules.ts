@@ -5,6 +5,7 @@
  */
 import type { Issues, PathSegment } from './issues.js';
 import { describeType, isRecord, unknownKeyMessage } from './issues.js';
+import { hasUrlCredentials } from './redactUrl.js';
 import type { ProtocolPreference } from './types.js';
 
 /** Checks one value at `path`; returns the normalised value, or `undefined` after recording an error. */
@@ -23,9 +24,22 @@ export const nonEmptyString: Rule<string> = (value, path, issues) => {
   return undefined;
 };
 
+const CREDENTIALS_REASON =
+  'must not contain a user name or password ("user:password@"): fetch refuses such a URL, and it would be shown in logs';
+
 /**
- * An `http:` or `https:` URL. A URL that contains `${VAR}` references (kept raw until spawn time) only
- * has to start with the scheme or with a reference; any other URL must parse.
+ * Why a URL with a user name or password is refused (`fetch` cannot send it, and it would be shown), and the header
+ * to send instead: the problem {@link httpUrl} records for a file.
+ */
+export const URL_CREDENTIALS_PROBLEM = `${CREDENTIALS_REASON}; send credentials as a header instead: headers = { Authorization = "Bearer \${TOKEN}" } in an upstreams file, "headers": { "Authorization": "Bearer \${TOKEN}" } in mcp.json`;
+
+/** The same problem for an `--upstream` flag, which cannot carry headers. */
+export const URL_CREDENTIALS_FLAG_PROBLEM = `the URL ${CREDENTIALS_REASON}; --upstream sends no headers: list this upstream in an --upstreams-file with headers = { Authorization = "Bearer \${TOKEN}" }`;
+
+/**
+ * An `http:` or `https:` URL without a user name or password ({@link URL_CREDENTIALS_PROBLEM}). A URL that
+ * contains `${VAR}` references (kept raw until spawn time) only has to start with the scheme or with a reference;
+ * any other URL must parse.
  */
 export const httpUrl: Rule<string> = (value, path, issues) => {
   const fail = (): undefined => {
@@ -37,6 +51,10 @@ export const httpUrl: Rule<string> = (value, path, issues) => {
   };
   if (typeof value !== 'string') return fail();
   if (!/^(?:https?:\/\/|\$\{)/i.test(value)) return fail();
+  if (hasUrlCredentials(value)) {
+    issues.error(path, URL_CREDENTIALS_PROBLEM);
+    return undefined;
+  }
   if (value.includes('${')) return value;
   try {
     new URL(value);

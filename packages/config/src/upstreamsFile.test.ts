@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { McpPipeError } from '@mcppipe/errors';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { URL_CREDENTIALS_PROBLEM } from './rules.js';
 import { loadUpstreamsFile, parseUpstreamsToml, validateUpstreamsToml } from './upstreamsFile.js';
 
 function failure(text: string): McpPipeError {
@@ -199,6 +200,8 @@ describe('the TOML upstreams file (A8)', () => {
           '[upstreams.g]',
           'http = "http://x"',
           'headers = { when = 1979-05-27T07:32:00Z }',
+          '[upstreams.h]',
+          'http = "http://user:${PW}@x/mcp"',
         ].join('\n'),
       ),
     ).toEqual([
@@ -210,7 +213,9 @@ describe('the TOML upstreams file (A8)', () => {
       'upstreams.f.env: must be a table of strings, not an array',
       'upstreams.f.cwd: must be a non-empty string',
       'upstreams.g.headers.when: must be a string, not a date',
+      `upstreams.h.http: ${URL_CREDENTIALS_PROBLEM}`,
     ]);
+    expect(URL_CREDENTIALS_PROBLEM).toContain('headers = { Authorization = "Bearer ${TOKEN}" }');
   });
 
   it('a section or the upstreams key of the wrong type', () => {

@@ -3,6 +3,7 @@ import type { ConnectOptions, McpSubscription, Transport } from '@modelcontextpr
 import { Client, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/client';
 import type { VariableSource } from '@mcppipe/config';
 import { describeError } from './errors.js';
+import { redactError } from './redact.js';
 import type * as StdioModule from './stdio.js';
 import type { Logger, ProtocolPreference, UpstreamRequestHandler, UpstreamSpec } from './types.js';
 
@@ -106,7 +107,10 @@ export function createClient(ctx: ConnectContext, protocol: ProtocolPreference):
     register(method, (r, c) => forward(method, r.params, c.mcpReq.signal));
   }
   client.onerror = (err) =>
-    ctx.logger.debug({ upstream: ctx.upstream, err: describeError(err) }, 'upstream client error');
+    ctx.logger.debug(
+      { upstream: ctx.upstream, err: redactError(describeError(err), ctx.spec, ctx.vars) },
+      'upstream client error',
+    );
   return client;
 }
 
@@ -210,7 +214,10 @@ export function listenModern(
   };
   if (Object.keys(filter).length === 0) return undefined;
   const subscription: Promise<McpSubscription | undefined> = client.listen(filter).catch((err: unknown) => {
-    ctx.logger.debug({ upstream: ctx.upstream, err: describeError(err) }, 'subscriptions/listen failed');
+    ctx.logger.debug(
+      { upstream: ctx.upstream, err: redactError(describeError(err), ctx.spec, ctx.vars) },
+      'subscriptions/listen failed',
+    );
     return undefined;
   });
   return subscription;

@@ -196,6 +196,33 @@ describe('HTTP upstreams', () => {
   );
 
   it(
+    'an error that embeds the URL is recorded, emitted and logged without its userinfo or query',
+    async () => {
+      const port = await freePort();
+      const logged: string[] = [];
+      const record = (o: object, m?: string) => logged.push(`${m} ${JSON.stringify(o)}`);
+      const events: string[] = [];
+      await using sup = new Supervisor({
+        // a library caller can pass such a URL (the config rules refuse it); fetch refuses it, naming the URL
+        upstreams: [
+          { name: 'dead', transport: 'http', url: `http://user:pw@127.0.0.1:${port}/mcp?token=\${TOK}` },
+        ],
+        env: { TOK: 'SECRET123' },
+        policy: noRetry,
+        logger: { debug: record, info: record, warn: record, error: record },
+      });
+      sup.on('state_changed', (e) => events.push(e.error ?? ''));
+      await sup.start();
+      const { lastError } = sup.get('dead')!;
+      expect(lastError).toContain(`http://[redacted]@127.0.0.1:${port}/mcp?[redacted]`);
+      const everything = [lastError, ...events, ...logged].join('\n');
+      expect(everything).toContain('credentials'); // the SDK's message is kept, its URL redacted
+      expect(everything).not.toMatch(/SECRET123|user:pw|token=/);
+    },
+    T,
+  );
+
+  it(
     'configured headers are ${VAR}-expanded and sent, and never logged',
     async () => {
       const gone = await statusServer(404);

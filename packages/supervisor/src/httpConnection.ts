@@ -6,6 +6,7 @@ import { SSE_FALLBACK_STATUSES } from './defaults.js';
 import { McpPipeError } from '@mcppipe/errors';
 import { describeError, describeNetworkFailure, httpStatus } from './errors.js';
 import { expandUpstream } from '@mcppipe/config';
+import { redactError } from './redact.js';
 import type { ProtocolPreference } from './types.js';
 
 async function connectVia(
@@ -68,7 +69,7 @@ export async function openHttpConnection(ctx: ConnectContext, deadline: number):
       const status = httpStatus(err);
       if (protocol === 'modern' || status === undefined || !SSE_FALLBACK_STATUSES.has(status)) throw err;
       ctx.logger.info(
-        { upstream: ctx.upstream, status, err: describeError(err) },
+        { upstream: ctx.upstream, status, err: redactError(describeError(err), ctx.spec, ctx.vars) },
         'Streamable HTTP refused the first POST; trying the legacy SSE transport',
       );
       const transport = new SSEClientTransport(url, common);

@@ -9,6 +9,7 @@ import type {
   TimerHandle,
 } from '@mcppipe/upstream-state';
 import { Lifecycle } from '@mcppipe/upstream-state';
+import type { VariableSource } from '@mcppipe/config';
 import type { RequestOptions } from '@modelcontextprotocol/client';
 import type { ConnectContext, Connection } from './connection.js';
 import { SKIPPED_LINE_LOG_INTERVAL_MS } from './defaults.js';
@@ -27,6 +28,7 @@ import {
 } from './errors.js';
 import { openConnection } from './open.js';
 import { passthroughSchema } from './passthrough.js';
+import { redactError } from './redact.js';
 import type {
   ForwardedRequest,
   Logger,
@@ -71,6 +73,8 @@ export class SupervisedUpstream {
   #stopped = false;
   /** The connection whose death was reported last (its fuller reason may follow). */
   #diedConn: Connection | undefined;
+  /** The variables of the last attempt's context: its URL after `${VAR}` expansion is redacted from errors too. */
+  #vars: VariableSource | undefined;
 
   constructor(spec: UpstreamSpec, host: UpstreamHost) {
     this.name = spec.name;
@@ -204,7 +208,7 @@ export class SupervisedUpstream {
     call: { request: ForwardedRequest; options: UpstreamRequestOptions | undefined; retried?: boolean },
   ): Promise<Record<string, unknown>> {
     if (isProtocolError(err)) {
-      if (isUpstreamFault(err) && conn === this.#conn) this.#lifecycle.callFailed(describeError(err));
+      if (isUpstreamFault(err) && conn === this.#conn) this.#lifecycle.callFailed(this.#describe(err));
       else this.#lifecycle.callSucceeded(); // it answered: alive
       throw err;
     }
@@ -226,7 +230,7 @@ export class SupervisedUpstream {
       try {
         await this.#renewSession(conn);
       } catch (renewError) {
-        this.#lifecycle.callFailed(`session expired and re-initialize failed: ${describeError(renewError)}`);
+        this.#lifecycle.callFailed(`session expired and re-initialize failed: ${this.#describe(renewError)}`);
         throw renewError;
       }
       const fresh = this.#conn;
@@ -245,10 +249,10 @@ export class SupervisedUpstream {
     }
     if (conn.via !== 'stdio' && isConnectionGone(err)) {
       // nothing listens there any more: the connection is dead now, not after three calls or the next probe
-      this.#died(conn, `connection lost: ${conn.describe(err)}`, 'MCPP_SUP_EXITED');
+      this.#died(conn, `connection lost: ${this.#describe(err, conn)}`, 'MCPP_SUP_EXITED');
       throw this.#unavailable();
     }
-    this.#lifecycle.callFailed(conn.describe(err));
+    this.#lifecycle.callFailed(this.#describe(err, conn));
     throw err;
   }
 
@@ -277,7 +281,21 @@ export class SupervisedUpstream {
     this.#spawns += 1;
     const ctx = this.#host.context(this.spec, { signal, spawnToken: `${this.name}/${this.#spawns}` });
     ctx.onSkippedLine = (line) => this.#skippedLine(line);
+    this.#vars = ctx.vars;
     return ctx;
+  }
+
+  /**
+   * An error as it is recorded (`lastError`, state events, logs): the one place texts about this upstream pass
+   * through `redactError`, so no URL userinfo, query or fragment reaches the table, `/health` or the events.
+   */
+  #redact(text: string): string {
+    return redactError(text, this.spec, this.#vars);
+  }
+
+  /** `conn.describe(err)` (network failures in words) or `describeError(err)`, redacted. */
+  #describe(err: unknown, conn?: Connection): string {
+    return this.#redact(conn ? conn.describe(err) : describeError(err));
   }
 
   #adopt(conn: Connection): void {
@@ -285,7 +303,8 @@ export class SupervisedUpstream {
     this.#generation += 1;
     conn.onDeath = (reason) => this.#died(conn, reason, 'MCPP_SUP_EXITED');
     conn.onDeathDetail = (reason) => {
-      if (this.#diedConn === conn && this.#lastErrorCode === 'MCPP_SUP_EXITED') this.#lastError = reason;
+      if (this.#diedConn === conn && this.#lastErrorCode === 'MCPP_SUP_EXITED')
+        this.#lastError = this.#redact(reason);
     };
   }
 
@@ -299,7 +318,7 @@ export class SupervisedUpstream {
       } catch (err) {
         if (abort.signal.aborted || this.#stopped) return;
         this.#pending = undefined;
-        this.#lastError = describeError(err);
+        this.#lastError = this.#describe(err);
         this.#lastErrorCode = isMcpPipeError(err) ? err.code : 'MCPP_SUP_CONNECT_FAILED';
         this.#host.logger.warn(
           { upstream: this.name, err: this.#lastError },
@@ -340,8 +359,9 @@ export class SupervisedUpstream {
     this.#renewAbort?.abort();
   }
 
-  #died(conn: Connection, reason: string, code: McpPipeErrorCode): void {
+  #died(conn: Connection, cause: string, code: McpPipeErrorCode): void {
     if (conn !== this.#conn || this.#stopped) return;
+    const reason = this.#redact(cause);
     this.#diedConn = conn;
     this.#host.logger.warn({ upstream: this.name, reason }, 'upstream died');
     this.#lastError = reason;
@@ -370,7 +390,7 @@ export class SupervisedUpstream {
             this.#scheduleProbe(conn); // answered with an error: alive
             return;
           }
-          this.#died(conn, `liveness probe failed: ${conn.describe(err)}`, 'MCPP_SUP_PROBE_FAILED');
+          this.#died(conn, `liveness probe failed: ${this.#describe(err, conn)}`, 'MCPP_SUP_PROBE_FAILED');
         },
       );
     }, probeIntervalMs);

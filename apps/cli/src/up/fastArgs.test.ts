@@ -3,7 +3,7 @@ import yargs from 'yargs';
 import { upCommand } from '../commands/up.js';
 import type { UpArgs } from '../commands/up.js';
 import { fastUpArgs } from './fastArgs.js';
-import { flagKinds } from './flagReaders.js';
+import { envVariable, flagKinds } from './flagReaders.js';
 import { upOptions } from './flags.js';
 
 /** What yargs hands `up`'s handler for `argv` under `env` (the real builder: table, variables, coercions). */
@@ -91,6 +91,14 @@ describe('fastUpArgs: `up` parsed without yargs', () => {
     [['up'], { MCPPIPE_PORT: '9001', MCPPIPE_TRANSPORT: 'stdio', MCPPIPE_LOG_LEVEL: 'debug' }],
     [['up', '--port', '9002', '--log-level', 'error'], { MCPPIPE_PORT: '9001', MCPPIPE_LOG_LEVEL: 'debug' }],
     [['up', '--stdio', 'a=node a.js'], { MCPPIPE_CMD: 'unrelated', MCPPIPE_UPSTREAM_MAX_RESTARTS: '3' }],
+    [
+      ['up'],
+      { MCPPIPE_HUB: '1', MCPPIPE_STATELESS: 'Yes', MCPPIPE_YES: 'on', MCPPIPE_ZERO_KNOWLEDGE: 'TRUE' },
+    ],
+    [
+      ['up'],
+      { MCPPIPE_HUB: '0', MCPPIPE_STATELESS: 'no', MCPPIPE_YES: 'OFF', MCPPIPE_HOLD_CHANGED_TOOLS: '' },
+    ],
   ];
 
   it.each(agreeing)('reads %j (env %j) exactly as yargs does', async (argv, env) => {
@@ -100,6 +108,31 @@ describe('fastUpArgs: `up` parsed without yargs', () => {
     expect(Object.keys(fast as UpArgs).sort()).toEqual([...camelKeys].sort());
     for (const key of camelKeys)
       expect((fast as unknown as Record<string, unknown>)[key], key).toEqual(slow[key]);
+  });
+
+  it('reads every boolean variable as 1/true/yes/on or 0/false/no/off/empty, both ways', async () => {
+    for (const flag of flagKinds.boolean) {
+      const variable = envVariable(flag);
+      const key = flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+      for (const [text, want] of [
+        ['1', true],
+        ['0', false],
+        ['Yes', true],
+        ['', false],
+      ] as const) {
+        expect((fastUpArgs(['up'], { [variable]: text }) as unknown as Record<string, unknown>)[key]).toBe(
+          want,
+        );
+        expect((await viaYargs(['up'], { [variable]: text }))[key], `${variable}=${text}`).toBe(want);
+        vi.unstubAllEnvs();
+      }
+    }
+  });
+
+  it('refuses any other boolean value naming the variable and the value, both ways', async () => {
+    const message = 'MCPPIPE_HUB must be 1, true, yes or on (or 0, false, no, off or empty), got "maybe"';
+    expect(() => fastUpArgs(['up'], { MCPPIPE_HUB: 'maybe' })).toThrow(message);
+    await expect(viaYargs(['up'], { MCPPIPE_HUB: 'maybe' })).rejects.toThrow(message);
   });
 
   it('leaves to yargs whatever yargs reads or reports in its own way', () => {
@@ -128,8 +161,6 @@ describe('fastUpArgs: `up` parsed without yargs', () => {
       [['up', '-port', '1'], {}],
       [['up'], { MCPPIPE_PORT: 'abc' }],
       [['up'], { MCPPIPE_TRANSPORT: 'grpc' }],
-      [['up'], { MCPPIPE_HUB: 'true' }],
-      [['up'], { MCPPIPE_STDIO: 'a=node a.js' }],
     ];
     for (const [argv, env] of declined)
       expect(fastUpArgs(argv, env), JSON.stringify([argv, env])).toBeUndefined();

@@ -10,10 +10,10 @@ const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.to
 
 /**
  * The flags of a plain `mcppipe up …` command line, parsed without loading yargs (cold start, issue 21): from the
- * one flag table (flags.ts), with its defaults and choices, the `MCPPIPE_*` variable of each single-value flag (the
+ * one flag table (flags.ts), with its defaults and choices, the `MCPPIPE_*` variables as {@link flagsFromEnv} reads them (the
  * command line wins), and the same number and glob parsers as yargs' (`upCoercions`). Declines (undefined) whatever
  * it would not read exactly as yargs does: then yargs parses the command line, so every message and exit code stays
- * yargs' (an unknown flag, a bad value, `--help`, a boolean or list flag set by a variable).
+ * yargs' (an unknown flag, a bad value, `--help`).
  *
  * @param argv - the arguments after `node cli.js`
  * @param env - the environment
@@ -22,7 +22,7 @@ const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.to
 export function fastUpArgs(argv: readonly string[], env: NodeJS.ProcessEnv): UpArgs | undefined {
   const given = scanUpArgv(argv);
   if (!given) return undefined;
-  const fromEnv = flagsFromEnv(env);
+  const fromEnv = flagsFromEnv(env); // a bad boolean is refused here, naming it, as yargs' builder refuses it
   const args: Record<string, unknown> = {};
   for (const [flag, option] of Object.entries(upOptions) as [UpFlag, Options][]) {
     const cli = given.get(flag);
@@ -31,8 +31,8 @@ export function fastUpArgs(argv: readonly string[], env: NodeJS.ProcessEnv): UpA
     if (cli !== undefined)
       value = flagKinds.boolean.has(flag) ? true : flagKinds.array.has(flag) ? cli : cli[0];
     else if (variable !== undefined) {
-      if (!flagKinds.value.has(flag) || variable === '' || /^["']/.test(variable)) return undefined;
-      value = variable;
+      if (typeof variable === 'string' && (variable === '' || /^["']/.test(variable))) return undefined;
+      value = Array.isArray(variable) ? [...variable] : variable;
     } else value = Array.isArray(option.default) ? [...(option.default as unknown[])] : option.default;
     if (value !== undefined && option.choices && !(option.choices as unknown[]).includes(value))
       return undefined;

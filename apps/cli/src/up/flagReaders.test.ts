@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { givenFlags } from './flagReaders.js';
+import { envBoolean, flagsFromEnv, givenFlags } from './flagReaders.js';
 
 const bound = ['host', 'port', 'allowed-origins'] as const;
 
@@ -31,5 +31,27 @@ describe('givenFlags', () => {
 
   it('is empty when every flag is left at its default', () => {
     expect(givenFlags(['up', '--transport', 'stdio', '--stdio', 'a=node a.js'], {}, bound).size).toBe(0);
+  });
+});
+
+describe('flagsFromEnv', () => {
+  it('reads boolean variables by their words, in any case', () => {
+    for (const word of ['1', 'true', 'YES', 'On', ' yes '])
+      expect(envBoolean('MCPPIPE_HUB', word), word).toBe(true);
+    for (const word of ['0', 'false', 'No', 'OFF', ''])
+      expect(envBoolean('MCPPIPE_HUB', word), word).toBe(false);
+    expect(
+      flagsFromEnv({ MCPPIPE_HUB: '1', MCPPIPE_STATELESS: 'off', MCPPIPE_HOLD_CHANGED_TOOLS: 'yes' }),
+    ).toEqual({
+      hub: true,
+      stateless: false,
+      'hold-changed-tools': true,
+    });
+  });
+
+  it('refuses any other boolean value, naming the variable and the value', () => {
+    expect(() => flagsFromEnv({ MCPPIPE_STATELESS: 'y' })).toThrow(
+      'MCPPIPE_STATELESS must be 1, true, yes or on (or 0, false, no, off or empty), got "y"',
+    );
   });
 });

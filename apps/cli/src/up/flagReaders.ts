@@ -2,10 +2,12 @@
  * The flag table of `mcppipe up` (flags.ts) as it is read without yargs: by how many values each flag takes (argv.ts,
  * fastArgs.ts), and from the environment, one `MCPPIPE_*` variable per flag (commands/up.ts, earlySources.ts).
  *
- * This module imports nothing at run time but the table: the cold start loads it before anything else.
+ * This module imports nothing at run time but the table and the error class: the cold start loads it before anything
+ * else.
  *
  * @module
  */
+import { McpPipeError } from '@mcppipe/errors';
 import type { Options } from 'yargs';
 import { upOptions } from './flags.js';
 import type { UpFlag } from './flags.js';
@@ -41,19 +43,53 @@ export function envVariable(flag: string): string {
   return `MCPPIPE_${flag.toUpperCase().replaceAll('-', '_')}`;
 }
 
+/** A flag's value as its variable gives it: the text of a single-value flag, a boolean, or a list. */
+export type EnvFlagValue = string | boolean | string[];
+
+/** The spellings of a boolean variable, lower-cased (`MCPPIPE_HUB=1`, `=Yes`, `=off`, `=`). */
+const booleanWords = new Map<string, boolean>([
+  ...['1', 'true', 'yes', 'on'].map((w) => [w, true] as const),
+  ...['0', 'false', 'no', 'off', ''].map((w) => [w, false] as const),
+]);
+
 /**
- * The flag values set in the environment: only the variables that name a flag of `up` are read (issue 13.10), so an
- * unrelated `MCPPIPE_*` variable (a wrapper's `MCPPIPE_CMD`, the supervisor's own `MCPPIPE_UPSTREAM_*` knobs) is
- * ignored here. The command line wins over these.
+ * A boolean flag's variable: `1`, `true`, `yes`, `on` are true; `0`, `false`, `no`, `off` and empty are false (any
+ * case, spaces around ignored).
+ *
+ * @param variable - the variable (`MCPPIPE_HUB`), for the message
+ * @param value - its value
+ * @throws McpPipeError `MCPP_CLI_USAGE` naming the variable and the value for any other value
+ */
+export function envBoolean(variable: string, value: string): boolean {
+  const b = booleanWords.get(value.trim().toLowerCase());
+  if (b === undefined)
+    throw new McpPipeError(
+      'MCPP_CLI_USAGE',
+      `${variable} must be 1, true, yes or on (or 0, false, no, off or empty), got ${JSON.stringify(value)}`,
+    );
+  return b;
+}
+
+/**
+ * The flag values set in the environment, the one place `up` reads them: only the variables that name a flag of `up`
+ * are read (issue 13.10), so an unrelated `MCPPIPE_*` variable (a wrapper's `MCPPIPE_CMD`, the supervisor's own
+ * `MCPPIPE_UPSTREAM_*` knobs) is ignored here. A boolean flag's variable is read by {@link envBoolean}; a list flag's
+ * is one item. The command line wins over these.
  *
  * @param env - the environment
- * @returns flag → value as a string (yargs parses it as it would the same text on the command line)
+ * @returns flag → value: a single-value flag's text (yargs and fastArgs.ts parse it as the same text on the command
+ *   line), a boolean, or a list
+ * @throws McpPipeError `MCPP_CLI_USAGE` for a boolean variable that is not one of {@link envBoolean}'s words
  */
-export function flagsFromEnv(env: NodeJS.ProcessEnv): Partial<Record<UpFlag, string>> {
-  const out: Partial<Record<UpFlag, string>> = {};
+export function flagsFromEnv(env: NodeJS.ProcessEnv): Partial<Record<UpFlag, EnvFlagValue>> {
+  const out: Partial<Record<UpFlag, EnvFlagValue>> = {};
   for (const flag of Object.keys(upOptions) as UpFlag[]) {
-    const value = env[envVariable(flag)];
-    if (value !== undefined) out[flag] = value;
+    const variable = envVariable(flag);
+    const value = env[variable];
+    if (value === undefined) continue;
+    if (flagKinds.boolean.has(flag)) out[flag] = envBoolean(variable, value);
+    else if (flagKinds.array.has(flag)) out[flag] = [value];
+    else out[flag] = value;
   }
   return out;
 }

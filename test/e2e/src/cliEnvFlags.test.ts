@@ -1,9 +1,10 @@
 /**
  * `mcppipe up`'s flags set by their `MCPPIPE_*` variables, as a user sets them: booleans as `1`/`true`/`yes`/`on` (or
- * `0`/`false`/`no`/`off`/empty).
+ * `0`/`false`/`no`/`off`/empty), lists comma-separated.
  */
 import { createServer } from 'node:net';
 import { fixturePath, runCli, startCli } from '@mcppipe/test-utils';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
 
 /** A free port of 127.0.0.1 in 46500-46999 (where this suite may listen). */
@@ -81,5 +82,36 @@ describe('mcppipe up: boolean flags by variable', () => {
     expect(r.stderr).toBe(
       'mcppipe: MCPPIPE_STATELESS must be 1, true, yes or on (or 0, false, no, off or empty), got "maybe"\n',
     );
+  });
+});
+
+describe('mcppipe up: tool globs by variable, comma-separated', () => {
+  /** The tool names an agent lists from two hub fixtures (`a`, `b`) under `env`. */
+  async function listed(env: NodeJS.ProcessEnv): Promise<string[]> {
+    const fixture = `${process.execPath} ${fixturePath('hub-fixture.mjs')}`;
+    await using cli = await startCli(
+      ['--port', String(await port()), '--stdio', `a=${fixture}`, '--stdio', `b=${fixture}`],
+      { env },
+    );
+    const agent = new Client({ name: 'e2e-cli-env-flags', version: '1' });
+    await agent.connect(new StreamableHTTPClientTransport(cli.url));
+    const names = (await agent.listTools()).tools.map((t) => t.name).sort();
+    await agent.close();
+    return names;
+  }
+
+  it('MCPPIPE_DENY_TOOL and MCPPIPE_ALLOW_TOOL take a comma-separated list of globs', async () => {
+    const denied = await listed({ MCPPIPE_DENY_TOOL: 'a__echo,b__*' });
+    expect(denied).toContain('a__slow');
+    expect(denied).not.toContain('a__echo');
+    expect(denied.filter((n) => n.startsWith('b__'))).toEqual([]);
+    expect(await listed({ MCPPIPE_ALLOW_TOOL: 'a__echo, b__fail' })).toEqual(['a__echo', 'b__fail']);
+  });
+
+  it('a bad glob in the variable is refused naming the variable, not --deny-tool (exit 2)', async () => {
+    const r = await runCli(['up', '--stdio', 'x=true'], { env: { MCPPIPE_DENY_TOOL: 'a__echo b__echo' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^mcppipe: MCPPIPE_DENY_TOOL "a__echo b__echo" has whitespace/);
+    expect(r.stderr).not.toContain('--deny-tool');
   });
 });

@@ -2,8 +2,9 @@ import { McpPipeError } from '@mcppipe/errors';
 import { validatePolicyConfig } from '@mcppipe/policy';
 import type { Argv, CommandModule } from 'yargs';
 import { envVariable, flagKinds, flagsFromEnv } from '../up/flagReaders.js';
+import type { EnvFlagValue } from '../up/flagReaders.js';
 import { DEFAULT_PORT, upOptions } from '../up/flags.js';
-import type { LogLevel, TunnelAuthMode } from '../up/flags.js';
+import type { LogLevel, TunnelAuthMode, UpFlag } from '../up/flags.js';
 import { trace } from '../up/trace.js';
 
 /** Parsed flags of `mcppipe up` (each also settable as `MCPPIPE_<FLAG>` in the environment). */
@@ -58,18 +59,24 @@ function numberFlag(flag: string, valid: (n: number) => boolean, rule: string) {
 
 const positive = (n: number) => Number.isSafeInteger(n) && n > 0;
 
-/** A glob flag's parser (`--deny-tool`, `--allow-tool`): checked as a policy rule's `match` is (P1). */
+/**
+ * A glob flag's parser (`--deny-tool`, `--allow-tool`): checked as a policy rule's `match` is (P1). The message names
+ * `source`: the flag, or its variable when the globs came from it ({@link envFlags}).
+ */
 function globsFlag(flag: string) {
-  return (given: unknown): string[] => {
+  return (given: unknown, source = `--${flag}`): string[] => {
     const globs = (Array.isArray(given) ? given : [given]).map(String);
     for (const glob of globs) {
       const [problem] = validatePolicyConfig({ rules: [{ match: glob, action: 'deny' }] });
       if (problem !== undefined)
-        throw new McpPipeError('MCPP_CLI_USAGE', `--${flag} ${problem.replace(/^rules\[0\]\.match: /, '')}`);
+        throw new McpPipeError('MCPP_CLI_USAGE', `${source} ${problem.replace(/^rules\[0\]\.match: /, '')}`);
     }
     return globs;
   };
 }
+
+/** The glob flags' parsers. */
+const globParsers = { 'deny-tool': globsFlag('deny-tool'), 'allow-tool': globsFlag('allow-tool') };
 
 /** The number flags' own parsers (each runs after the single-value check). */
 const valueParsers: Record<string, (given: unknown) => unknown> = {
@@ -98,9 +105,24 @@ function singleValue(flag: string, parse: (given: unknown) => unknown = (given) 
  */
 export const upCoercions: Record<string, (given: unknown) => unknown> = {
   ...Object.fromEntries([...flagKinds.value].map((flag) => [flag, singleValue(flag, valueParsers[flag])])),
-  'deny-tool': globsFlag('deny-tool'),
-  'allow-tool': globsFlag('allow-tool'),
+  ...globParsers,
 };
+
+/**
+ * The flags set in the environment ({@link flagsFromEnv}: booleans and comma-separated lists read there), with their
+ * globs checked here, so a bad one is refused naming its variable (`MCPPIPE_DENY_TOOL "a b" has whitespace…`), not a
+ * flag the user never typed. yargs' `.config()` and the parse without yargs (fastArgs.ts) both read them.
+ *
+ * @param env - the environment
+ * @returns flag → value, as {@link flagsFromEnv}
+ * @throws McpPipeError `MCPP_CLI_USAGE` naming the variable: a boolean that is not one, a bad glob
+ */
+export function envFlags(env: NodeJS.ProcessEnv): Partial<Record<UpFlag, EnvFlagValue>> {
+  const flags = flagsFromEnv(env);
+  for (const flag of ['deny-tool', 'allow-tool'] as const)
+    if (flags[flag] !== undefined) globParsers[flag](flags[flag], envVariable(flag));
+  return flags;
+}
 
 /**
  * Runs `mcppipe up` with parsed flags: yargs' handler, and the path without yargs for a plain command line.
@@ -124,7 +146,7 @@ export const upCommand: CommandModule<object, UpArgs> = {
       .options(upOptions)
       // Only the variables that name a flag are read (not yargs' `.env()`: under `.strict()` it turned any
       // unrelated MCPPIPE_* variable into an unknown flag). The command line wins over them.
-      .config(flagsFromEnv(process.env))
+      .config(envFlags(process.env))
       .coerce(upCoercions) as unknown as Argv<UpArgs>,
   handler: runUpCommand,
 };

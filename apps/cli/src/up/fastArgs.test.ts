@@ -99,6 +99,16 @@ describe('fastUpArgs: `up` parsed without yargs', () => {
       ['up'],
       { MCPPIPE_HUB: '0', MCPPIPE_STATELESS: 'no', MCPPIPE_YES: 'OFF', MCPPIPE_HOLD_CHANGED_TOOLS: '' },
     ],
+    [
+      ['up'],
+      {
+        MCPPIPE_DENY_TOOL: 'memory__read_*, memory__search_*',
+        MCPPIPE_ALLOW_TOOL: 'memory__*',
+        MCPPIPE_ALLOWED_ORIGINS: 'https://a.example,https://b.example',
+        MCPPIPE_ALLOW_IP: '10.0.0.0/8,192.0.2.1',
+        MCPPIPE_STDIO: 'a=node a.js --list x,y',
+      },
+    ],
   ];
 
   it.each(agreeing)('reads %j (env %j) exactly as yargs does', async (argv, env) => {
@@ -127,6 +137,17 @@ describe('fastUpArgs: `up` parsed without yargs', () => {
         vi.unstubAllEnvs();
       }
     }
+  });
+
+  it('splits a glob variable at commas and refuses a bad one naming the variable, both ways', async () => {
+    const env = { MCPPIPE_DENY_TOOL: 'memory__read_*,memory__search_*' };
+    expect(fastUpArgs(['up'], env)?.denyTool).toEqual(['memory__read_*', 'memory__search_*']);
+    expect((await viaYargs(['up'], env))['denyTool']).toEqual(['memory__read_*', 'memory__search_*']);
+    vi.unstubAllEnvs();
+    const bad = { MCPPIPE_ALLOW_TOOL: 'memory__read_* memory__search_*' };
+    const message = 'MCPPIPE_ALLOW_TOOL "memory__read_* memory__search_*" has whitespace';
+    expect(() => fastUpArgs(['up'], bad)).toThrow(message);
+    await expect(viaYargs(['up'], bad)).rejects.toThrow(message);
   });
 
   it('refuses any other boolean value naming the variable and the value, both ways', async () => {

@@ -1,8 +1,8 @@
 import type { Options } from 'yargs';
-import { upCoercions } from '../commands/up.js';
+import { envFlags, upCoercions } from '../commands/up.js';
 import type { UpArgs } from '../commands/up.js';
 import { scanUpArgv } from './argv.js';
-import { flagKinds, flagsFromEnv } from './flagReaders.js';
+import { flagKinds } from './flagReaders.js';
 import { upOptions } from './flags.js';
 import type { UpFlag } from './flags.js';
 
@@ -10,7 +10,7 @@ const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.to
 
 /**
  * The flags of a plain `mcppipe up …` command line, parsed without loading yargs (cold start, issue 21): from the
- * one flag table (flags.ts), with its defaults and choices, the `MCPPIPE_*` variables as {@link flagsFromEnv} reads them (the
+ * one flag table (flags.ts), with its defaults and choices, the `MCPPIPE_*` variables as {@link envFlags} reads them (the
  * command line wins), and the same number and glob parsers as yargs' (`upCoercions`). Declines (undefined) whatever
  * it would not read exactly as yargs does: then yargs parses the command line, so every message and exit code stays
  * yargs' (an unknown flag, a bad value, `--help`).
@@ -22,7 +22,7 @@ const camel = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.to
 export function fastUpArgs(argv: readonly string[], env: NodeJS.ProcessEnv): UpArgs | undefined {
   const given = scanUpArgv(argv);
   if (!given) return undefined;
-  const fromEnv = flagsFromEnv(env); // a bad boolean is refused here, naming it, as yargs' builder refuses it
+  const fromEnv = envFlags(env); // a bad variable is refused here, naming it, as yargs' builder refuses it
   const args: Record<string, unknown> = {};
   for (const [flag, option] of Object.entries(upOptions) as [UpFlag, Options][]) {
     const cli = given.get(flag);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { envBoolean, flagsFromEnv, givenFlags } from './flagReaders.js';
+import { commaList, envBoolean, flagsFromEnv, givenFlags } from './flagReaders.js';
 
 const bound = ['host', 'port', 'allowed-origins'] as const;
 
@@ -53,5 +53,22 @@ describe('flagsFromEnv', () => {
     expect(() => flagsFromEnv({ MCPPIPE_STATELESS: 'y' })).toThrow(
       'MCPPIPE_STATELESS must be 1, true, yes or on (or 0, false, no, off or empty), got "y"',
     );
+  });
+
+  it('splits list variables at commas, but not an upstream command or URL', () => {
+    expect(commaList(['a, b', ',c,'])).toEqual(['a', 'b', 'c']);
+    expect(
+      flagsFromEnv({
+        MCPPIPE_DENY_TOOL: 'memory__read_*, memory__search_*',
+        MCPPIPE_ALLOW_IP: '10.0.0.0/8,192.0.2.1',
+        MCPPIPE_STDIO: 'a=node a.js x,y',
+        MCPPIPE_PORT: '19100',
+      }),
+    ).toEqual({
+      'deny-tool': ['memory__read_*', 'memory__search_*'],
+      'allow-ip': ['10.0.0.0/8', '192.0.2.1'],
+      stdio: ['a=node a.js x,y'],
+      port: '19100',
+    });
   });
 });

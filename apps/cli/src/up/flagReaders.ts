@@ -71,10 +71,28 @@ export function envBoolean(variable: string, value: string): boolean {
 }
 
 /**
+ * A comma-separated list (`--allow-ip a,b`, `MCPPIPE_DENY_TOOL=a,b`): each value split at commas, trimmed, empty
+ * items dropped.
+ *
+ * @param values - the values as given
+ * @returns the items
+ */
+export function commaList(values: readonly string[]): string[] {
+  return values
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+/** The list flags whose variable is one command or URL, never split at commas (a command may contain one). */
+const oneItemLists = new Set(['upstream', 'stdio']);
+
+/**
  * The flag values set in the environment, the one place `up` reads them: only the variables that name a flag of `up`
  * are read (issue 13.10), so an unrelated `MCPPIPE_*` variable (a wrapper's `MCPPIPE_CMD`, the supervisor's own
  * `MCPPIPE_UPSTREAM_*` knobs) is ignored here. A boolean flag's variable is read by {@link envBoolean}; a list flag's
- * is one item. The command line wins over these.
+ * is comma-separated ({@link commaList}), but `MCPPIPE_UPSTREAM` and `MCPPIPE_STDIO` are one upstream each. The
+ * command line wins over these.
  *
  * @param env - the environment
  * @returns flag → value: a single-value flag's text (yargs and fastArgs.ts parse it as the same text on the command
@@ -88,7 +106,7 @@ export function flagsFromEnv(env: NodeJS.ProcessEnv): Partial<Record<UpFlag, Env
     const value = env[variable];
     if (value === undefined) continue;
     if (flagKinds.boolean.has(flag)) out[flag] = envBoolean(variable, value);
-    else if (flagKinds.array.has(flag)) out[flag] = [value];
+    else if (flagKinds.array.has(flag)) out[flag] = oneItemLists.has(flag) ? [value] : commaList([value]);
     else out[flag] = value;
   }
   return out;

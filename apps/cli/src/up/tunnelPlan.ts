@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hostname as osHostname } from 'node:os';
 import type { HttpUpstreamConfig, Layout } from '@mcppipe/config';
+import { commaList } from './flagReaders.js';
 import { usage } from './util.js';
 import { parseCidr } from '@mcppipe/http';
 import { isValidUpstreamName } from '@mcppipe/namespace';
@@ -100,10 +101,7 @@ export function planTunnel(flags: TunnelFlags, layout: Layout, host?: string): T
     throw usage(
       `--subdomain ${JSON.stringify(subdomain)} is invalid: it must match ^[a-z][a-z0-9_-]{0,31}$ (lowercase, starts with a letter), without "__" and not ending in "_"`,
     );
-  const allowIp = flags.allowIp
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter(Boolean);
+  const allowIp = commaList(flags.allowIp);
   for (const cidr of allowIp)
     if (parseCidr(cidr) === undefined)
       throw usage(

@@ -298,6 +298,70 @@ describe('mcppipe config snippet', () => {
     }
   });
 
+  it('copies --deny-tool, --allow-tool and --log-level into the entry (a stdio client needs its tool policy there)', async () => {
+    const r = await runCli([
+      'config',
+      'snippet',
+      '--client',
+      'claude-desktop',
+      '--stdio',
+      'files=npx -y x',
+      '--deny-tool',
+      'files__write_*',
+      '--allow-tool',
+      'files__*',
+      '--log-level',
+      'debug',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as { mcpServers: { mcppipe: { args: string[] } } };
+    expect(doc.mcpServers.mcppipe.args.slice(1)).toEqual([
+      'up',
+      '--transport',
+      'stdio',
+      '--stdio',
+      'files=npx -y x',
+      '--deny-tool',
+      'files__write_*',
+      '--allow-tool',
+      'files__*',
+      '--log-level',
+      'debug',
+    ]);
+  });
+
+  it("refuses up's flags that a stdio entry does not use, saying why (exit 2)", async () => {
+    const r = await runCli([
+      'config',
+      'snippet',
+      '--client',
+      'cursor',
+      '--stdio',
+      'x=npx -y x',
+      '--port',
+      '46000',
+    ]);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'mcppipe: --port is not used by config snippet (the snippet runs mcppipe with --transport stdio)\n',
+    });
+  });
+
+  it('warns about a relative path in a --stdio command, and copies the command unchanged', async () => {
+    const stdio = 'fs=npx -y @modelcontextprotocol/server-filesystem .';
+    const r = await runCli(['config', 'snippet', '--client', 'cursor', '--stdio', stdio]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(
+      `mcppipe: warning: --stdio ${JSON.stringify(stdio)} has a relative path (.): the client starts the entry in another directory; give an absolute path\n`,
+    );
+    expect(
+      (JSON.parse(r.stdout) as { mcpServers: { mcppipe: { args: string[] } } }).mcpServers.mcppipe.args,
+    ).toContain(stdio);
+  });
+
   it('refuses to print an entry without sources (exit 2)', async () => {
     const r = await runCli(['config', 'snippet', '--client', 'cursor']);
     expect(r.code).toBe(2);

@@ -5,6 +5,14 @@ import { McpPipeError } from '@mcppipe/errors';
 import type { Argv, CommandModule } from 'yargs';
 import { upOptions } from '../up/flags.js';
 import { version } from '../up/util.js';
+import {
+  passThroughArgs,
+  relativePathArgs,
+  snippetExtraOptions,
+  unusedFlagsMessage,
+  unusedUpFlags,
+} from './snippetFlags.js';
+import { upCoercions } from './up.js';
 
 /** Parsed flags of `mcppipe config snippet`. */
 interface SnippetArgs {
@@ -12,6 +20,10 @@ interface SnippetArgs {
   upstream: string[];
   stdio: string[];
   upstreamsFile: string | undefined;
+  denyTool: string[];
+  allowTool: string[];
+  logLevel: string | undefined;
+  [flag: string]: unknown;
 }
 
 /** `mcppipe config snippet --client X <sources>`: prints the client entry that runs `mcppipe up --transport stdio`. */
@@ -19,19 +31,44 @@ const snippetCommand: CommandModule<object, SnippetArgs> = {
   command: 'snippet',
   describe: 'Print the entry to paste into a client (Claude Desktop, Cursor, VS Code, Claude Code)',
   builder: (y: Argv) =>
-    y.options({
-      client: { choices: snippetClients, demandOption: true, describe: 'The client to print the entry for' },
-      upstream: upOptions.upstream,
-      stdio: upOptions.stdio,
-      'upstreams-file': upOptions['upstreams-file'],
-    }) as unknown as Argv<SnippetArgs>,
+    y
+      .options({
+        client: {
+          choices: snippetClients,
+          demandOption: true,
+          describe: 'The client to print the entry for',
+        },
+        upstream: upOptions.upstream,
+        stdio: upOptions.stdio,
+        'upstreams-file': upOptions['upstreams-file'],
+        ...snippetExtraOptions,
+      })
+      // the globs are checked as `up` checks them: the entry must start
+      .coerce({
+        'deny-tool': upCoercions['deny-tool']!,
+        'allow-tool': upCoercions['allow-tool']!,
+      }) as unknown as Argv<SnippetArgs>,
   handler: async (args) => {
+    const unused = unusedFlagsMessage(unusedUpFlags.filter((f) => args[f] !== undefined));
+    if (unused) throw new McpPipeError('MCPP_CLI_USAGE', unused);
+    for (const stdio of args.stdio) {
+      const relative = relativePathArgs(stdio);
+      if (relative.length > 0)
+        process.stderr.write(
+          `mcppipe: warning: --stdio ${JSON.stringify(stdio)} has a relative path (${relative.join(', ')}): the client starts the entry in another directory; give an absolute path\n`,
+        );
+    }
     const sources = [
       ...args.upstream.flatMap((u) => ['--upstream', u]),
       ...args.stdio.flatMap((s) => ['--stdio', s]),
       // the client starts mcppipe in another directory
       ...(args.upstreamsFile ? ['--upstreams-file', resolve(args.upstreamsFile)] : []),
     ];
+    const extra = passThroughArgs({
+      'deny-tool': args.denyTool,
+      'allow-tool': args.allowTool,
+      'log-level': args.logLevel,
+    });
     if (sources.length === 0)
       throw new McpPipeError(
         'MCPP_CLI_USAGE',
@@ -50,7 +87,7 @@ const snippetCommand: CommandModule<object, SnippetArgs> = {
       execPath: process.execPath,
       version,
     });
-    process.stdout.write(clientSnippet(args.client, sources, { runner }));
+    process.stdout.write(clientSnippet(args.client, [...sources, ...extra], { runner }));
   },
 };
 

@@ -99,8 +99,8 @@ export function Access({ tunnel }: { tunnel: TunnelInfo }) {
         </label>
       </div>
       <div class="cols">
-        {text('allow', 'IP allowlist (CIDR, one a line)', '203.0.113.0/24')}
-        {text('deny', 'Deny tools (globs)', 'filesystem__write_*')}
+        {text('allow', 'IP allowlist (CIDR, one a line)', 'e.g. 203.0.113.0/24')}
+        {text('deny', 'Deny tools (globs)', 'e.g. filesystem__write_*')}
         {text('allowTools', 'Allow only tools (globs)', 'empty = all')}
       </div>
       <label class="check">

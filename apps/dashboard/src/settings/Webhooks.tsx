@@ -86,7 +86,7 @@ export function Webhooks({ tunnel }: { tunnel: TunnelInfo }) {
         <input
           name="webhookUrl"
           type="url"
-          placeholder="https://example.com/hook"
+          placeholder="e.g. https://example.com/hook"
           value={url}
           onInput={(ev) => setUrl(ev.currentTarget.value)}
           required

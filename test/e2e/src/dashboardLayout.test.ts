@@ -68,6 +68,21 @@ afterAll(async () => {
 });
 
 describe.skipIf(!hasChromium())('the dashboard: colours, console and a narrow screen', () => {
+  it('loading the page and signing in logs no console error: a shipped favicon, no 401 for the session', async () => {
+    await signIn(page, { base: stack.gw.url, account: 'alice', password: ALICE_PW });
+    await page
+      .locator('select[name=tunnel] option', { hasText: TUNNEL })
+      .waitFor({ state: 'attached', timeout: 30_000 });
+    await page.reload();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 30_000 });
+    const icon = await page.locator('link[rel=icon]').getAttribute('href');
+    expect(icon).toMatch(/^\/dashboard\/favicon\.svg$/);
+    const res = await page.request.get(`${stack.gw.url}${icon!}`);
+    expect(res.status()).toBe(200);
+    expect(res.headers()['content-type']).toMatch(/^image\/svg\+xml/);
+    expect(errors).toEqual([]);
+  });
+
   it('Settings: a typed value is the text colour, a placeholder visibly lighter and prefixed "e.g. "', async () => {
     await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/settings`);
     const allow = page.locator('textarea[name=allow]');

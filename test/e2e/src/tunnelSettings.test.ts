@@ -160,6 +160,17 @@ describe('POST|GET|DELETE /api/session', () => {
     const byKey = await api('/api/session', { bearer: aliceKey });
     expect(byKey.status).toBe(401);
     expect(byKey.json['message']).toContain('an API key has none');
+    // ?optional=1 asks without an error status: the session when there is one, else 204
+    const fresh = await login('alice', ALICE_PW);
+    const probe = await api('/api/session?optional=1', { cookie: fresh.cookie });
+    expect(probe.status).toBe(200);
+    expect(probe.json).toEqual({ account: 'alice', csrf: fresh.csrf });
+    expect((await api('/api/session?optional=1', { cookie: plain.cookie })).status).toBe(204);
+    expect((await api('/api/session?optional=1')).status).toBe(204);
+    // with an Authorization header it is the plain GET: a key has no session, a wrong bearer is refused
+    expect((await api('/api/session?optional=1', { bearer: aliceKey })).status).toBe(401);
+    expect((await api('/api/session?optional=1', { bearer: 'mcp_wrong' })).status).toBe(401);
+    expect((await api('/api/tunnels?optional=1')).status).toBe(401);
   });
 
   it('a wrong password and an unknown account both answer 401 with the same message', async () => {

@@ -3,7 +3,9 @@
  * cookie `mcppipe_session` is HttpOnly, SameSite=Lax, Path=/, and Secure when the request is https (Fastify's
  * `req.protocol`, which reads `X-Forwarded-Proto` only from `TRUSTED_PROXIES`). Failed logins are limited per
  * account and client address (`loginFailures.ts`: a fixed one-minute window from the first failure): past the
- * limit, 429 with `Retry-After` until the window ends; a success clears the count.
+ * limit, 429 with `Retry-After` until the window ends; a success clears the count. `GET /api/session?optional=1`
+ * asks whether there is a session without an error status: 204 when there is none (the dashboard's first load, so
+ * the browser logs no 401); it opens nothing.
  *
  * @module
  */
@@ -63,6 +65,19 @@ export function accountCaller(
 }
 
 /**
+ * Whether a request is `GET /api/session?optional=1` without an `Authorization` header: the question "is there a
+ * dashboard session?" asked without an error status (a bearer that matches nothing still gets 401).
+ *
+ * @param req - the request
+ * @returns true for that question
+ */
+export function optionalSessionProbe(req: FastifyRequest): boolean {
+  if (req.method !== 'GET' || req.headers.authorization !== undefined) return false;
+  const [path, query = ''] = req.url.split('?', 2);
+  return path === '/api/session' && new URLSearchParams(query).get('optional') === '1';
+}
+
+/**
  * Registers the session routes.
  *
  * @param app - the API plugin instance
@@ -111,11 +126,13 @@ export function sessionRoutes(app: FastifyInstance, deps: SessionDeps): void {
 
   app.get('/api/session', async (req, reply) => {
     const caller = deps.resolveCaller(req);
-    if (caller?.kind !== 'account' || caller.via !== 'session')
+    if (caller?.kind !== 'account' || caller.via !== 'session') {
+      if (optionalSessionProbe(req)) return reply.code(204).send();
       return unauthorized(
         reply,
         'no dashboard session: GET /api/session reads the session cookie (an API key has none); log in with POST /api/session',
       );
+    }
     return { account: caller.account, csrf: caller.csrf };
   });
 

@@ -12,6 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { API_CHALLENGE, callerMayUse, csrfOk, sessionCookie, type ApiCaller } from '../api/caller.js';
 import type { SessionTable } from '../api/sessionStore.js';
 import { apiErrorHandler } from '../api/reply.js';
+import { optionalSessionProbe } from '../api/session.js';
 
 /** The login route: the one `/api` route without a caller. */
 const LOGIN = '/api/session';
@@ -57,6 +58,7 @@ export function apiRoutes(app: FastifyInstance, deps: ApiDeps): void {
     if (cookie !== undefined) await deps.sessions?.load?.(cookie); // S1: opened or ended on another node
     const caller = deps.resolveCaller(req);
     if (caller === undefined && req.method === 'POST' && req.url.split('?')[0] === LOGIN) return; // the login
+    if (caller === undefined && optionalSessionProbe(req)) return; // "is there a session?": 204, opens nothing
     if (caller === undefined) {
       reply.header('www-authenticate', API_CHALLENGE);
       return reply.code(401).send({

@@ -9,7 +9,7 @@
 import { serverTimeoutOptions } from '@mcppipe/http';
 import Fastify from 'fastify';
 import type { FastifyInstance } from 'fastify';
-import { bundledDashboardDir, dashboardRoutes } from './dashboard.js';
+import { bundledDashboardDir, dashboardHeaders, dashboardRoutes } from './dashboard.js';
 import { DEFAULT_HEALTH_LIST_TIMEOUT_MS } from './defaults.js';
 import { ToolCounter } from './health.js';
 import { ClientGate } from './pipeline/clientGate.js';
@@ -73,6 +73,9 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   registerRateLimit(app, d.rateLimit, d.observer);
   // Tunnel traffic (T4) is the relay's: its own auth and allowlist, streamed without body parsing.
   if (d.tunnelHook) app.addHook('onRequest', d.tunnelHook);
+  // The dashboard's security headers on every answer under /dashboard, a refusal by the hooks below included.
+  const dashboard = d.dashboardDir ?? bundledDashboardDir();
+  if (dashboard !== undefined) app.addHook('onRequest', dashboardHeaders);
   if (d.loopback) {
     const hosts = d.tunnelZone === undefined ? [] : [d.tunnelZone]; // the zone apex serves the dashboard (D1)
     app.addHook('onRequest', createHostGuard({ publicUrl: d.publicUrl, loopback: true, hosts }));
@@ -110,7 +113,6 @@ export async function buildApp(deps: GatewayDeps): Promise<FastifyInstance> {
   metaRoutes(app, d);
   await app.register(async (instance) => mcpRoutes(instance, d, { hosts, health, gate }));
   if (d.oauthRoutes) await app.register(d.oauthRoutes);
-  const dashboard = d.dashboardDir ?? bundledDashboardDir();
   if (dashboard !== undefined) await app.register(async (ui) => dashboardRoutes(ui, dashboard));
   const { events, apiToken, tunnelEvents, accountApi } = d;
   if ((events && apiToken) || tunnelEvents) {

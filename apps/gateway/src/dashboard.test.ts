@@ -74,6 +74,25 @@ describe('GET /dashboard', () => {
     expect(missing.statusCode).toBe(404);
   });
 
+  it('every answer under /dashboard carries the CSP, nosniff and Referrer-Policy: 404s and refusals included', async () => {
+    const answers = [
+      await get('/dashboard'),
+      await get('/dashboard/'),
+      await get('/dashboard/assets/app-abc123.js'),
+      await get('/dashboard/assets/gone-000.js'),
+      await get('/dashboard/', 'evil.example:4000'),
+      await app.inject({ method: 'POST', url: '/dashboard/', headers: { host: '127.0.0.1:4000' } }),
+    ];
+    expect(answers.map((r) => r.statusCode)).toEqual([302, 200, 200, 404, 403, 404]);
+    for (const res of answers) {
+      expect(res.headers['content-security-policy'], res.raw.req.url).toBe(DASHBOARD_CSP);
+      expect(res.headers['x-content-type-options'], res.raw.req.url).toBe('nosniff');
+      expect(res.headers['referrer-policy'], res.raw.req.url).toBe('no-referrer');
+    }
+    // not the rest of the origin: an API 404 is not a dashboard answer
+    expect((await get('/api/nothing')).headers['content-security-policy']).toBeUndefined();
+  });
+
   it('never serves a file outside the build', async () => {
     for (const url of [
       '/dashboard/../mcppipe-dash-secret.txt',

@@ -3,7 +3,9 @@
  * `dist/dashboard` at build time, served at `/dashboard/` on the gateway's origin (and so on the tunnel zone's
  * apex). Hashed assets are cached for a year (immutable); `index.html` is `no-cache` and answers every other path
  * under `/dashboard/` (the single-page app's fallback). Only files present at start are served (no traversal);
- * every answer carries `Content-Security-Policy: default-src 'self'` (no CDN, no inline script).
+ * every answer under `/dashboard` — the redirect, a 404 and a refusal by an earlier hook included — carries
+ * `Content-Security-Policy: default-src 'self'` (no CDN, no inline script), `X-Content-Type-Options: nosniff` and
+ * `Referrer-Policy: no-referrer` ({@link dashboardHeaders}, a root hook).
  *
  * @module
  */
@@ -11,7 +13,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /** The path the dashboard is served at. */
 export const DASHBOARD_PATH = '/dashboard';
@@ -34,6 +36,22 @@ export function bundledDashboardDir(): string | undefined {
   return existsSync(join(dir, 'index.html')) ? dir : undefined;
 }
 
+/**
+ * The `onRequest` hook that gives every answer under `/dashboard` its security headers, whatever answers it (the
+ * files, the redirect, a 404, the Host guard): registered on the root before the hooks that may refuse.
+ *
+ * @param req - the request
+ * @param reply - its reply
+ */
+export async function dashboardHeaders(req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const path = req.url.split('?')[0]!;
+  if (path !== DASHBOARD_PATH && !path.startsWith(`${DASHBOARD_PATH}/`)) return;
+  void reply
+    .header('content-security-policy', DASHBOARD_CSP)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer');
+}
+
 function listFiles(root: string): Set<string> {
   const files = readdirSync(root, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
@@ -42,7 +60,8 @@ function listFiles(root: string): Set<string> {
 }
 
 /**
- * Registers `GET /dashboard` (→ `/dashboard/`) and `GET /dashboard/*` (call inside an encapsulated plugin).
+ * Registers `GET /dashboard` (→ `/dashboard/`) and `GET /dashboard/*` (call inside an encapsulated plugin; the
+ * headers come from {@link dashboardHeaders} on the root).
  *
  * @param app - the plugin instance
  * @param dir - the built dashboard (must hold `index.html`); see {@link bundledDashboardDir}
@@ -51,12 +70,7 @@ export async function dashboardRoutes(app: FastifyInstance, dir: string): Promis
   const files = listFiles(dir);
   await app.register(fastifyStatic, { root: dir, serve: false, cacheControl: false });
   const send = (reply: FastifyReply, file: string, cache: string) =>
-    reply
-      .header('content-security-policy', DASHBOARD_CSP)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      .header('cache-control', cache)
-      .sendFile(file);
+    reply.header('cache-control', cache).sendFile(file);
   app.get(DASHBOARD_PATH, (_req, reply) => reply.redirect(`${DASHBOARD_PATH}/`));
   app.get<{ Params: { '*': string } }>(`${DASHBOARD_PATH}/*`, (req, reply) => {
     const path = req.params['*'];

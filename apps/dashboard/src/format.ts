@@ -62,6 +62,12 @@ export function ms(value: number | null | undefined): string {
   return value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(1)} s`;
 }
 
+/** A duration read from a histogram (the Tools tab's percentiles, within ±9 %): `≈12 ms`, `≈1.6 s`. */
+export function approxMs(value: number | null | undefined): string {
+  const shown = ms(value);
+  return shown === '–' ? shown : `≈${shown}`;
+}
+
 /** `512 B`, `3.2 KiB`. */
 export function bytes(value: number): string {
   if (value < 1024) return `${value} B`;

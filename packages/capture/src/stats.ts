@@ -14,6 +14,8 @@ interface Bucket {
   calls: number;
   errors: number;
   hist: Uint32Array;
+  /** The longest duration recorded in this bucket, ms: a percentile is never reported above it. */
+  max: number;
 }
 
 interface Series {
@@ -26,10 +28,14 @@ interface Series {
 }
 
 /** Adds one call to the newest bucket (a new one for a new `slot`), dropping slots more than `kept` older. */
-function add(buckets: Bucket[], [slot, kept]: [number, number], call: { bin: number; error: boolean }): void {
+function add(
+  buckets: Bucket[],
+  [slot, kept]: [number, number],
+  call: { bin: number; error: boolean; durationMs: number },
+): void {
   let b = buckets.at(-1);
   if (b === undefined || b.slot < slot) {
-    b = { slot, calls: 0, errors: 0, hist: new Uint32Array(HISTOGRAM_BINS) };
+    b = { slot, calls: 0, errors: 0, hist: new Uint32Array(HISTOGRAM_BINS), max: 0 };
     buckets.push(b);
     let drop = 0;
     while ((buckets[drop]?.slot ?? Infinity) <= slot - kept) drop++;
@@ -38,6 +44,7 @@ function add(buckets: Bucket[], [slot, kept]: [number, number], call: { bin: num
   b.calls++;
   if (call.error) b.errors++;
   b.hist[call.bin]!++;
+  if (call.durationMs > b.max) b.max = call.durationMs;
 }
 
 /**
@@ -45,7 +52,8 @@ function add(buckets: Bucket[], [slot, kept]: [number, number], call: { bin: num
  * log-scale latency histogram — one per minute for the last 2 h, one per hour for the last 25 h. Recording is O(1);
  * a query sums at most 120 minute buckets (windows up to 2 h, e.g. 1 h) or 25 hour buckets (longer windows, whole
  * hours: 24 h reads the last 24 hour buckets, the current one included) of 100 bins per tool, however many calls
- * were recorded, so the Tools tab never scans exchanges.
+ * were recorded, so the Tools tab never scans exchanges. Each bucket also keeps its longest duration, and a
+ * percentile is never reported above the longest call of the window (a bin's middle can lie above every call in it).
  *
  * @example
  * ```ts
@@ -72,7 +80,7 @@ export class ToolStats {
     let s = this.#series.get(call.name);
     if (s === undefined)
       this.#series.set(call.name, (s = { upstream: call.upstream, name: call.name, minutes: [], hours: [] }));
-    const counted = { bin: binOf(call.durationMs), error: call.error };
+    const counted = { bin: binOf(call.durationMs), error: call.error, durationMs: call.durationMs };
     add(s.minutes, [Math.floor(call.at / MINUTE_MS), MINUTE_WINDOW_LIMIT], counted);
     add(s.hours, [Math.floor(call.at / HOUR_MS), KEPT_HOURS], counted);
   }
@@ -95,15 +103,21 @@ export class ToolStats {
       hist.fill(0);
       let calls = 0;
       let errors = 0;
+      let max = 0;
       for (let i = buckets.length - 1; i >= 0; i--) {
         const b = buckets[i]!;
         if (b.slot < first) break;
         calls += b.calls;
         errors += b.errors;
+        if (b.max > max) max = b.max;
         for (let j = 0; j < HISTOGRAM_BINS; j++) hist[j]! += b.hist[j]!;
       }
       if (calls === 0) continue;
-      const [p50 = 0, p95 = 0, p99 = 0] = percentiles(hist, calls, [0.5, 0.95, 0.99]);
+      // a bin's middle may lie above every call in it: never report more than the window's longest (to 0.01 ms)
+      const ceiling = Math.floor(max * 100) / 100;
+      const [p50 = 0, p95 = 0, p99 = 0] = percentiles(hist, calls, [0.5, 0.95, 0.99]).map((p) =>
+        Math.min(p, ceiling),
+      );
       rows.push({
         upstream: s.upstream,
         name: s.name,

@@ -95,6 +95,16 @@ describe.skipIf(!hasChromium())('the dashboard: colours, console and a narrow sc
     await shot(page, 'settings-placeholder');
   });
 
+  it('Tools: percentiles are shown as approximate', async () => {
+    const client = await stack.client();
+    for (const text of ['a', WORDS]) await client.callTool({ name: 'probe__echo', arguments: { text } });
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/tools`);
+    const echo = page.locator('tr[data-tool=probe__echo]');
+    await echo.waitFor({ timeout: 30_000 });
+    for (const p of (await echo.locator('td').allTextContents()).slice(4, 7))
+      expect(p).toMatch(/^≈\d+(\.\d)? m?s$/);
+  });
+
   it('at 375 × 740 no tab is wider than the screen; the header wraps; the Inspector stacks its panes', async () => {
     await page.setViewportSize({ width: 375, height: 740 });
     const inView = async (name: string, box: { x: number; width: number } | null) => {

@@ -1,8 +1,8 @@
 // Tools (D2): per tool, grouped by upstream — calls, error rate (JSON-RPC errors and isError results), p50/p95/p99
-// over 1 h or 24 h, the `changed` marker of the tool pins (E4) with Accept, and stars (starred first).
+// over 1 h or 24 h (approximate, shown ≈: a histogram's), the `changed` marker of the tool pins (E4) with Accept, and stars (starred first).
 import { useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
-import { exposedName, ms } from '../format.js';
+import { approxMs, exposedName } from '../format.js';
 import { useLoad } from '../hooks.js';
 import type { ToolStats, TunnelInfo } from '../types.js';
 
@@ -81,9 +81,9 @@ export function Tools({ tunnel }: { tunnel: TunnelInfo }) {
                       <td class="num">
                         {(t.errorRate * 100).toFixed(1)} % <span class="muted small">({t.errors})</span>
                       </td>
-                      <td class="num">{ms(t.p50)}</td>
-                      <td class="num">{ms(t.p95)}</td>
-                      <td class="num">{ms(t.p99)}</td>
+                      <td class="num">{approxMs(t.p50)}</td>
+                      <td class="num">{approxMs(t.p95)}</td>
+                      <td class="num">{approxMs(t.p99)}</td>
                       <td>
                         {t.changed && (
                           <>

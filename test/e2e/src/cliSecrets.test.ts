@@ -47,7 +47,7 @@ describe('mcppipe up: upstream URL secrets', () => {
         'http = "${DEAD_URL}"',
       ].join('\n'),
     );
-    await using cli = await startCli(['--port', '46413', '--upstreams-file', toml, '--log-level', 'debug'], {
+    await using cli = await startCli(['--port', '0', '--upstreams-file', toml, '--log-level', 'debug'], {
       env: { DEAD_URL: 'http://user:pw@127.0.0.1:46414/mcp?token=SECRET123' },
     });
     const stderr = cli.stderr();

@@ -1,5 +1,6 @@
 /**
- * Parsers of single flag values (pure). Each problem is an `McpPipeError` `MCPP_CLI_USAGE` naming the flag.
+ * Parsers of single flag values (pure). Each problem is an `McpPipeError` `MCPP_CLI_USAGE` naming what the user
+ * typed: the flag, or the variable when the value came from the environment (`name`).
  *
  * @module
  */
@@ -16,15 +17,16 @@ const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
  * client spoof `X-Forwarded-For`.
  *
  * @param raw - the list
+ * @param name - the flag or variable it came from, for messages (default `TRUSTED_PROXIES`)
  * @throws McpPipeError `MCPP_CLI_USAGE`
  */
-export function parseTrustedProxies(raw: string | undefined): string[] {
+export function parseTrustedProxies(raw: string | undefined, name = 'TRUSTED_PROXIES'): string[] {
   const items = (raw ?? '').split(/[\s,]+/).filter(Boolean);
   for (const item of items) {
     if (NAMED_RANGES.has(item)) continue;
     if (parseCidr(item) === undefined) {
       throw usage(
-        `TRUSTED_PROXIES: "${item}" is not an address or CIDR (a hop count is not accepted; list the proxies' addresses, e.g. 10.0.0.0/8)`,
+        `${name}: "${item}" is not an address or CIDR (a hop count is not accepted; list the proxies' addresses, e.g. 10.0.0.0/8)`,
       );
     }
   }
@@ -34,7 +36,7 @@ export function parseTrustedProxies(raw: string | undefined): string[] {
 /**
  * Parses a byte size: `1048576`, `512kb`, `4mb` (binary units).
  *
- * @param name - the flag, for messages
+ * @param name - the flag or variable it came from, for messages
  * @param raw - the value
  */
 export function parseBytes(name: string, raw: string | number | undefined): number | undefined {
@@ -50,9 +52,10 @@ export function parseBytes(name: string, raw: string | number | undefined): numb
  * Parses `ALLOWED_ORIGINS`: origins (`https://app.example.com`) or `*`, separated by commas or spaces.
  *
  * @param raw - the list
+ * @param name - the flag or variable it came from, for messages (default `ALLOWED_ORIGINS`)
  * @throws McpPipeError `MCPP_CLI_USAGE` for an entry that is not an origin
  */
-export function parseOrigins(raw: string | undefined): string[] {
+export function parseOrigins(raw: string | undefined, name = 'ALLOWED_ORIGINS'): string[] {
   const items = (raw ?? '').split(/[\s,]+/).filter(Boolean);
   for (const item of items) {
     let origin: string | undefined;
@@ -63,7 +66,7 @@ export function parseOrigins(raw: string | undefined): string[] {
     }
     if (item !== '*' && origin !== item) {
       throw usage(
-        `ALLOWED_ORIGINS: "${item}" is not an origin such as https://app.example.com (no path, no trailing slash)`,
+        `${name}: "${item}" is not an origin such as https://app.example.com (no path, no trailing slash)`,
       );
     }
   }
@@ -73,7 +76,7 @@ export function parseOrigins(raw: string | undefined): string[] {
 /**
  * Parses a positive integer flag.
  *
- * @param name - the flag, for messages
+ * @param name - the flag or variable it came from, for messages
  * @param raw - the value
  */
 export function parseCount(name: string, raw: string | number | undefined): number | undefined {
@@ -81,4 +84,46 @@ export function parseCount(name: string, raw: string | number | undefined): numb
   const n = Number(raw);
   if (!Number.isSafeInteger(n) || n <= 0) throw usage(`${name}: "${String(raw)}" is not a positive integer`);
   return n;
+}
+
+const ZONE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
+
+/**
+ * Parses `--tunnel-zone`: a DNS name, lower-cased, without a trailing dot.
+ *
+ * @param name - the flag or variable it came from, for messages
+ * @param raw - the value
+ */
+export function parseZone(name: string, raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const zone = raw.trim().toLowerCase().replace(/\.$/, '');
+  if (!ZONE.test(zone))
+    throw usage(`${name}: "${raw}" is not a DNS name; give the wildcard's parent, e.g. tunnel.example.com`);
+  return zone;
+}
+
+/**
+ * Parses a port (0 to 65535).
+ *
+ * @param name - the flag or variable it came from, for messages
+ * @param raw - the value
+ */
+export function parsePort(name: string, raw: string | number): number {
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw usage(`${name}: "${String(raw)}" is not a port`);
+  return port;
+}
+
+/**
+ * Parses `--node-url`: an `http://` URL, without trailing slashes.
+ *
+ * @param name - the flag or variable it came from, for messages
+ * @param raw - the value
+ */
+export function parseNodeUrl(name: string, raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  const ok = URL.canParse(raw) && new URL(raw).protocol === 'http:';
+  if (!ok) throw usage(`${name}: "${raw}" is not an http:// URL such as http://10.0.0.5:3100`);
+  return raw.replace(/\/+$/, '');
 }

@@ -1,13 +1,25 @@
 /**
  * Turns flags and environment variables into {@link GatewayOptions} (pure; the CLI and tests share it).
- * Flags win over environment variables; every problem is an `McpPipeError` that names the flag.
+ * Flags win over environment variables (`mergeSettings`); every problem is an `McpPipeError` that names what
+ * the user typed: the flag, or the variable when the value came from the environment.
  *
  * @module
  */
 import { McpPipeError } from '@mcppipe/errors';
-import { parseBytes, parseCount, parseOrigins, parseTrustedProxies, usage } from './flagParsers.js';
+import {
+  parseBytes,
+  parseCount,
+  parseNodeUrl,
+  parseOrigins,
+  parsePort,
+  parseTrustedProxies,
+  parseZone,
+  usage,
+} from './flagParsers.js';
 import { isLoopbackHost } from '@mcppipe/http';
 import { canonicalPublicUrl } from './resolve.js';
+import { SETTINGS } from './settings.js';
+import type { SettingKey } from './settings.js';
 
 /** Everything `startGateway` needs to run the process. */
 export interface GatewayOptions {
@@ -62,32 +74,11 @@ export interface RawGatewayOptions {
   redis?: string;
   nodePort?: string | number;
   nodeUrl?: string;
-}
-
-const ZONE = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/;
-
-function parseZone(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  const zone = raw.trim().toLowerCase().replace(/\.$/, '');
-  if (!ZONE.test(zone))
-    throw usage(
-      `--tunnel-zone: "${raw}" is not a DNS name; give the wildcard's parent, e.g. tunnel.example.com`,
-    );
-  return zone;
-}
-
-function parsePort(flag: string, raw: string | number): number {
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw usage(`${flag}: "${String(raw)}" is not a port`);
-  return port;
-}
-
-function parseNodeUrl(raw: string | undefined): string | undefined {
-  if (!raw) return undefined;
-  const ok = URL.canParse(raw) && new URL(raw).protocol === 'http:';
-  if (!ok) throw usage(`--node-url: "${raw}" is not an http:// URL such as http://10.0.0.5:3100`);
-  return raw.replace(/\/+$/, '');
+  /**
+   * What the user typed for each value, named in its errors: the flag (`--body-limit`) or the variable
+   * (`MCP_BODY_LIMIT`); see `mergeSettings`. Default: the flag.
+   */
+  names?: Partial<Record<Exclude<keyof RawGatewayOptions, 'names'>, string>>;
 }
 
 /**
@@ -98,10 +89,11 @@ function parseNodeUrl(raw: string | undefined): string | undefined {
  * @throws McpPipeError `MCPP_GW_PUBLIC_URL_REQUIRED` or `MCPP_CLI_USAGE`
  */
 export function resolveGatewayOptions(raw: RawGatewayOptions): GatewayOptions {
+  const name = (key: SettingKey): string => raw.names?.[key] ?? SETTINGS[key].flag;
   const host = raw.host ?? '127.0.0.1';
-  const port = parsePort('--port', raw.port ?? 3000);
+  const port = parsePort(name('port'), raw.port ?? 3000);
   let publicUrl: string;
-  if (raw.publicUrl) publicUrl = canonicalPublicUrl(raw.publicUrl);
+  if (raw.publicUrl) publicUrl = canonicalPublicUrl(raw.publicUrl, name('publicUrl'));
   else if (isLoopbackHost(host) && port !== 0)
     publicUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   else if (isLoopbackHost(host))
@@ -118,18 +110,18 @@ export function resolveGatewayOptions(raw: RawGatewayOptions): GatewayOptions {
     publicUrl,
     host,
     port,
-    trustedProxies: parseTrustedProxies(raw.trustedProxies),
-    bodyLimit: parseBytes('MCP_BODY_LIMIT', raw.bodyLimit),
+    trustedProxies: parseTrustedProxies(raw.trustedProxies, name('trustedProxies')),
+    bodyLimit: parseBytes(name('bodyLimit'), raw.bodyLimit),
     logFile: raw.logFile || undefined,
     logLevel: raw.logLevel ?? 'info',
-    rateLimitPerMinute: parseCount('--rate-limit', raw.rateLimit),
-    clientRequestsPerMinute: parseCount('--client-rpm', raw.clientRpm),
-    clientConcurrency: parseCount('--client-concurrency', raw.clientConcurrency),
-    allowedOrigins: parseOrigins(raw.allowedOrigins),
-    tunnelZone: parseZone(raw.tunnelZone),
+    rateLimitPerMinute: parseCount(name('rateLimit'), raw.rateLimit),
+    clientRequestsPerMinute: parseCount(name('clientRpm'), raw.clientRpm),
+    clientConcurrency: parseCount(name('clientConcurrency'), raw.clientConcurrency),
+    allowedOrigins: parseOrigins(raw.allowedOrigins, name('allowedOrigins')),
+    tunnelZone: parseZone(name('tunnelZone'), raw.tunnelZone),
     loopbackAliases: !raw.publicUrl && isLoopbackHost(host),
     redisUrl: raw.redis || undefined,
-    nodePort: parsePort('--node-port', raw.nodePort ?? 3100),
-    nodeUrl: parseNodeUrl(raw.nodeUrl),
+    nodePort: parsePort(name('nodePort'), raw.nodePort ?? 3100),
+    nodeUrl: parseNodeUrl(name('nodeUrl'), raw.nodeUrl),
   };
 }

@@ -26,14 +26,15 @@ function positive(name: string, value: number | undefined, fallback: number): nu
  * Normalizes a public URL to its canonical form: an `http(s)` origin without a trailing slash.
  *
  * @param raw - the configured public URL
+ * @param name - the flag or variable it came from, for messages (default `PUBLIC_URL`)
  * @throws McpPipeError `MCPP_CLI_USAGE` when it is not an http(s) URL without path, query or fragment
  */
-export function canonicalPublicUrl(raw: string): string {
+export function canonicalPublicUrl(raw: string, name = 'PUBLIC_URL'): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new McpPipeError('MCPP_CLI_USAGE', `PUBLIC_URL "${raw}" is not a URL`);
+    throw new McpPipeError('MCPP_CLI_USAGE', `${name} "${raw}" is not a URL`);
   }
   if (
     (url.protocol !== 'http:' && url.protocol !== 'https:') ||
@@ -44,7 +45,7 @@ export function canonicalPublicUrl(raw: string): string {
   ) {
     throw new McpPipeError(
       'MCPP_CLI_USAGE',
-      `PUBLIC_URL must be an http(s) origin such as https://gw.example.com, got "${raw}"`,
+      `${name} must be an http(s) origin such as https://gw.example.com, got "${raw}"`,
     );
   }
   return url.origin;

@@ -1,0 +1,67 @@
+/**
+ * `mcppipe-gateway` startup errors a user can fix: each exits 2 with one line naming what the user typed (the flag,
+ * or the variable when the value came from the environment) and what to change.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayCommand } from './gatewayProcess.js';
+
+let dir: string;
+let config: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mcppipe-gw-errors-'));
+  config = join(dir, 'mcp.json');
+  await writeFile(
+    config,
+    JSON.stringify({ mcpServers: { idle: { command: process.execPath, args: ['-e', ''] } } }),
+  );
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Runs the gateway with `args` (after `--config`) and `env`; the errors tested here stop it before it listens. */
+async function fails(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const r = await gatewayCommand(
+    ['--config', config, '--data-dir', join(dir, 'data'), '--port', '45601', ...args],
+    '',
+    env,
+  );
+  return { code: r.code, stderr: r.stderr };
+}
+
+describe('a bad value names the flag or the variable the user gave', () => {
+  const size = ': "lots" is not a size in bytes (e.g. 4194304 or 4mb)';
+  const proxies = `: "1" is not an address or CIDR (a hop count is not accepted; list the proxies' addresses, e.g. 10.0.0.0/8)`;
+
+  it('--body-limit lots / MCP_BODY_LIMIT=lots', async () => {
+    expect(await fails(['--body-limit', 'lots'])).toEqual({
+      code: 2,
+      stderr: `mcppipe-gateway: --body-limit${size}\n`,
+    });
+    expect(await fails([], { MCP_BODY_LIMIT: 'lots' })).toEqual({
+      code: 2,
+      stderr: `mcppipe-gateway: MCP_BODY_LIMIT${size}\n`,
+    });
+  });
+
+  it('--trusted-proxies 1 / TRUSTED_PROXIES=1', async () => {
+    expect(await fails(['--trusted-proxies', '1'])).toEqual({
+      code: 2,
+      stderr: `mcppipe-gateway: --trusted-proxies${proxies}\n`,
+    });
+    expect(await fails([], { TRUSTED_PROXIES: '1' })).toEqual({
+      code: 2,
+      stderr: `mcppipe-gateway: TRUSTED_PROXIES${proxies}\n`,
+    });
+  });
+
+  it('a flag wins over its variable, and only the flag is named', async () => {
+    expect(await fails(['--body-limit', 'lots'], { MCP_BODY_LIMIT: '1mb' })).toEqual({
+      code: 2,
+      stderr: `mcppipe-gateway: --body-limit${size}\n`,
+    });
+  });
+});

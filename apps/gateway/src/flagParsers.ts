@@ -73,6 +73,21 @@ export function parseOrigins(raw: string | undefined, name = 'ALLOWED_ORIGINS'):
   return items;
 }
 
+/** The log levels `--log-level` accepts: pino's, from most to least verbose, and `silent`. */
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+
+/**
+ * Parses `--log-level`: one of {@link LOG_LEVELS}.
+ *
+ * @param name - the flag or variable it came from, for messages
+ * @param raw - the value
+ * @throws McpPipeError `MCPP_CLI_USAGE` naming the valid levels
+ */
+export function parseLogLevel(name: string, raw: string): string {
+  if ((LOG_LEVELS as readonly string[]).includes(raw)) return raw;
+  throw usage(`${name}: "${raw}" is not a log level; use one of ${LOG_LEVELS.join(', ')}`);
+}
+
 /**
  * Parses a positive integer flag.
  *

@@ -1,6 +1,8 @@
+import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { parseBytes, parseOrigins, parseTrustedProxies } from './flagParsers.js';
+import { LOG_LEVELS, parseBytes, parseOrigins, parseTrustedProxies } from './flagParsers.js';
 import { resolveGatewayOptions } from './options.js';
+import { mergeSettings } from './settings.js';
 
 describe('resolveGatewayOptions', () => {
   it('defaults to loopback with a derived public URL and ./mcp.json, ./data', () => {
@@ -67,5 +69,29 @@ describe('parseOrigins', () => {
     ]);
     expect(parseOrigins('*')).toEqual(['*']);
     expect(() => parseOrigins('https://app.example.com/')).toThrow(/not an origin/);
+  });
+});
+
+describe('--log-level', () => {
+  it('accepts exactly the levels pino knows, and silent', () => {
+    expect([...LOG_LEVELS].sort()).toEqual([...Object.keys(pino.levels.values), 'silent'].sort());
+    for (const level of LOG_LEVELS) expect(resolveGatewayOptions({ logLevel: level }).logLevel).toBe(level);
+    expect(resolveGatewayOptions({}).logLevel).toBe('info');
+  });
+
+  it('refuses another level with a usage error naming the flag or the variable, and the valid levels', () => {
+    const valid = 'use one of trace, debug, info, warn, error, fatal, silent';
+    expect(() => resolveGatewayOptions(mergeSettings({ logLevel: 'bogus' }, {}))).toThrow(
+      expect.objectContaining({
+        code: 'MCPP_CLI_USAGE',
+        message: `--log-level: "bogus" is not a log level; ${valid}`,
+      }),
+    );
+    expect(() => resolveGatewayOptions(mergeSettings({}, { LOG_LEVEL: 'verbose' }))).toThrow(
+      expect.objectContaining({
+        code: 'MCPP_CLI_USAGE',
+        message: `LOG_LEVEL: "verbose" is not a log level; ${valid}`,
+      }),
+    );
   });
 });

@@ -9,6 +9,7 @@ import { McpPipeError } from '@mcppipe/errors';
 import {
   parseBytes,
   parseCount,
+  parseLogLevel,
   parseNodeUrl,
   parseOrigins,
   parsePort,
@@ -113,7 +114,7 @@ export function resolveGatewayOptions(raw: RawGatewayOptions): GatewayOptions {
     trustedProxies: parseTrustedProxies(raw.trustedProxies, name('trustedProxies')),
     bodyLimit: parseBytes(name('bodyLimit'), raw.bodyLimit),
     logFile: raw.logFile || undefined,
-    logLevel: raw.logLevel ?? 'info',
+    logLevel: parseLogLevel(name('logLevel'), raw.logLevel ?? 'info'),
     rateLimitPerMinute: parseCount(name('rateLimit'), raw.rateLimit),
     clientRequestsPerMinute: parseCount(name('clientRpm'), raw.clientRpm),
     clientConcurrency: parseCount(name('clientConcurrency'), raw.clientConcurrency),

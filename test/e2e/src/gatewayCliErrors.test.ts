@@ -65,3 +65,21 @@ describe('a bad value names the flag or the variable the user gave', () => {
     });
   });
 });
+
+describe('--log-level', () => {
+  const valid = 'use one of trace, debug, info, warn, error, fatal, silent';
+
+  it('an unknown level is a usage error naming the flag, exit 2 (it was a crash: "please report this")', async () => {
+    expect(await fails(['--log-level', 'bogus'])).toEqual({
+      code: 2,
+      stderr: `mcppipe-gateway: --log-level: "bogus" is not a log level; ${valid}\n`,
+    });
+  });
+
+  it('or naming LOG_LEVEL when it came from the environment', async () => {
+    expect(await fails([], { LOG_LEVEL: 'verbose' })).toEqual({
+      code: 2,
+      stderr: `mcppipe-gateway: LOG_LEVEL: "verbose" is not a log level; ${valid}\n`,
+    });
+  });
+});

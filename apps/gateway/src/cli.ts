@@ -1,7 +1,7 @@
 /**
  * `mcppipe-gateway`: the command-line entry point and its single error boundary (STYLE.md §9). A
- * `McpPipeError` becomes its message and exit code 2 (usage or config) or 1; anything else is reported as
- * a bug.
+ * `McpPipeError` becomes its message and exit code 2 (something the user must change: a flag, the environment,
+ * a file, the port) or 1; anything else is reported as a bug. docs/gateway.md "Exit codes" lists them.
  *
  * @module
  */
@@ -13,8 +13,11 @@ import { accountsCommand, keysCommand } from './commands/accounts.js';
 import { hashPasswordCommand } from './commands/hashPassword.js';
 import { serveCommand } from './commands/serve.js';
 
+/** Codes that exit 2 (with every `MCPP_CFG_*`): the message says what to change. */
 const USAGE = new Set([
   'MCPP_CLI_USAGE',
+  'MCPP_CLI_LISTEN_FAILED',
+  'MCPP_OAUTH_KEY_CORRUPT',
   'MCPP_GW_PUBLIC_URL_REQUIRED',
   'MCPP_OAUTH_INVALID_OPTIONS',
   'MCPP_OAUTH_NO_PASSWORD',

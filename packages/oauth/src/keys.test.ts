@@ -68,6 +68,18 @@ describe('F6/F5 the signing key file', () => {
     }
   }, 20_000);
 
+  it('says which file is corrupt and that deleting it generates a new key, signing out every token', async () => {
+    const d = await dir();
+    await writeFile(join(d, KEY_FILE), 'garbage', { mode: 0o600 });
+    await expect(loadOrCreateSigningKey(d, captureLogger())).rejects.toMatchObject({
+      code: 'MCPP_OAUTH_KEY_CORRUPT',
+      message:
+        `${join(d, KEY_FILE)} is corrupt: it is not a PEM private key. The gateway refuses to start rather than ` +
+        'mint a new key silently. Restore it from a backup, or delete it: the gateway then generates a new key, ' +
+        'which signs out every existing token (each client must authorize again).',
+    });
+  });
+
   it('tightens a group- or world-readable key to 0600 and says so', async () => {
     const d = await dir();
     await loadOrCreateSigningKey(d, captureLogger());

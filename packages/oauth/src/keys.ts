@@ -169,8 +169,9 @@ async function importSigningKey(pem: string, path: string): Promise<SigningKey> 
 function corrupt(path: string, why: string, cause?: unknown): McpPipeError<'MCPP_OAUTH_KEY_CORRUPT'> {
   return new McpPipeError(
     'MCPP_OAUTH_KEY_CORRUPT',
-    `${path} is corrupt: ${why}. The gateway refuses to start rather than mint a new key (which would ` +
-      'invalidate every token). Restore the file from a backup, or delete it to start over (every client must then authorize again).',
+    `${path} is corrupt: ${why}. The gateway refuses to start rather than mint a new key silently. Restore it ` +
+      'from a backup, or delete it: the gateway then generates a new key, which signs out every existing token ' +
+      '(each client must authorize again).',
     { cause },
   );
 }

@@ -2,7 +2,9 @@
  * `mcppipe-gateway` startup errors a user can fix: each exits 2 with one line naming what the user typed (the flag,
  * or the variable when the value came from the environment) and what to change.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +82,56 @@ describe('--log-level', () => {
     expect(await fails([], { LOG_LEVEL: 'verbose' })).toEqual({
       code: 2,
       stderr: `mcppipe-gateway: LOG_LEVEL: "verbose" is not a log level; ${valid}\n`,
+    });
+  });
+});
+
+/** Listens on the first free port from 45700 up (this suite's range), to hold it while the gateway tries it. */
+async function squat(): Promise<{ server: Server; port: number }> {
+  for (let port = 45_700; port < 45_800; port++) {
+    const server = createServer();
+    const bound = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false)).listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (bound) return { server, port };
+  }
+  throw new Error('no free port in 45700-45799');
+}
+
+/** The last line of stderr: the error, after any log lines. */
+const lastLine = (stderr: string): string => stderr.trimEnd().split('\n').at(-1) ?? '';
+
+describe('startup failures the user can fix exit 2, like the usage errors', () => {
+  const env = { MCPPIPE_ADMIN_PASSWORD: 'a long passphrase xyz' };
+
+  it('a port in use names the address and says to choose another --port (or PORT)', async () => {
+    const { server, port } = await squat();
+    try {
+      const r = await gatewayCommand(
+        ['--config', config, '--data-dir', join(dir, 'data-port'), '--port', String(port)],
+        '',
+        env,
+      );
+      expect({ code: r.code, error: lastLine(r.stderr) }).toEqual({
+        code: 2,
+        error: `mcppipe-gateway: cannot listen on 127.0.0.1:${port}: the address is already in use; choose another with --port (or PORT)`,
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('a corrupt jwt-key.pem names the file and says deleting it generates a new key (signing tokens out)', async () => {
+    const data = join(dir, 'data-key');
+    await mkdir(data, { recursive: true });
+    await writeFile(join(data, 'jwt-key.pem'), 'not a key\n', { mode: 0o600 });
+    const r = await gatewayCommand(['--config', config, '--data-dir', data, '--port', '45602'], '', env);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 2,
+      stderr:
+        `mcppipe-gateway: ${join(data, 'jwt-key.pem')} is corrupt: it is not a PEM private key. The gateway refuses ` +
+        'to start rather than mint a new key silently. Restore it from a backup, or delete it: the gateway then ' +
+        'generates a new key, which signs out every existing token (each client must authorize again).\n',
     });
   });
 });

@@ -150,7 +150,7 @@ describe('two gateway nodes sharing one Redis: tunnels (S2)', () => {
         MCPPIPE_ADMIN_PASSWORD: 'x'.repeat(16),
       },
     );
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain(
       `mcppipe-gateway: cannot listen on 127.0.0.1:${nodePort}: the address is already in use; choose another with --node-port (or MCPPIPE_NODE_PORT)`,
     );

@@ -6,12 +6,14 @@
  * @module
  */
 import { createRequire } from 'node:module';
+import { withFlagSuggestions } from '@mcppipe/config';
 import { isMcpPipeError } from '@mcppipe/errors';
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { accountsCommand, keysCommand } from './commands/accounts.js';
 import { hashPasswordCommand } from './commands/hashPassword.js';
 import { serveCommand } from './commands/serve.js';
+import { SETTINGS } from './settings.js';
 
 /** Codes that exit 2 (with every `MCPP_CFG_*`): the message says what to change. */
 const USAGE = new Set([
@@ -24,6 +26,9 @@ const USAGE = new Set([
   'MCPP_OAUTH_ACCOUNT_INVALID',
   'MCPP_CAPTURE_INVALID_OPTIONS',
 ]);
+
+/** The flags a mistyped one may mean (without dashes), for yargs' `Unknown argument`: the default command's. */
+const KNOWN_FLAGS = [...Object.values(SETTINGS).map((s) => s.flag.slice(2)), 'help', 'version'];
 
 /** The settings read from the environment only (secrets stay out of `ps`), shown under `--help`. */
 const ENVIRONMENT_ONLY = `Read from the environment only (docs/gateway.md):
@@ -54,7 +59,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       .wrap(Math.min(110, process.stderr.columns ?? 100))
       .fail((msg, err) => {
         if (err) throw err;
-        process.stderr.write(`mcppipe-gateway: ${msg}\n`);
+        process.stderr.write(`mcppipe-gateway: ${withFlagSuggestions(msg, KNOWN_FLAGS)}\n`);
         process.exit(2);
       })
       .parseAsync();

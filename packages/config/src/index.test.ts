@@ -35,6 +35,7 @@ describe('@mcppipe/config surface', () => {
       'validateMcpJson',
       'validateUpstreamsToml',
       'watchConfig',
+      'withFlagSuggestions',
     ]);
     expect(api.DEFAULT_POLL_INTERVAL_MS).toBe(3000);
     expect(api.DEFAULT_DEBOUNCE_MS).toBe(300);

@@ -40,7 +40,7 @@ export type {
   DetectedSource,
 } from './detect.js';
 export { deepEqual, diffLayouts } from './diff.js';
-export { closestName } from './issues.js';
+export { closestName, withFlagSuggestions } from './issues.js';
 export { hasUrlCredentials, redactUrl, redactUrlsIn } from './redactUrl.js';
 export type { LayoutDiff, UpstreamChange } from './diff.js';
 export { watchConfig } from './watch.js';

@@ -82,6 +82,32 @@ export function closestName(key: string, known: readonly string[]): string | und
 }
 
 /**
+ * yargs' `Unknown argument: confg` with a "did you mean" hint for each close flag ({@link closestName}), so both
+ * command lines (`mcppipe`, `mcppipe-gateway`) suggest the same way (issue 13.11).
+ *
+ * @param message - yargs' failure message; any other message is returned unchanged
+ * @param knownFlags - the flag names a user may mean, without dashes (`config`, `data-dir`)
+ * @returns the message, with `(did you mean --config?)` for one unknown argument or
+ *   `(--confg: did you mean --config?; …)` for several
+ * @example
+ * ```ts
+ * withFlagSuggestions('Unknown argument: confg', ['config', 'port']);
+ * // 'Unknown argument: confg (did you mean --config?)'
+ * ```
+ */
+export function withFlagSuggestions(message: string, knownFlags: readonly string[]): string {
+  const m = /^Unknown arguments?: (.+)$/.exec(message);
+  if (!m?.[1]) return message;
+  const names = m[1].split(', ');
+  const hints = names.flatMap((name) => {
+    const best = closestName(name, knownFlags);
+    if (!best) return [];
+    return [names.length === 1 ? `did you mean --${best}?` : `--${name}: did you mean --${best}?`];
+  });
+  return hints.length > 0 ? `${message} (${hints.join('; ')})` : message;
+}
+
+/**
  * The message for an unknown key: `unknown key; did you mean "http"?` when a known key is close
  * ({@link closestName}), else the list of known keys.
  */

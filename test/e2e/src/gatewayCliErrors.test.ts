@@ -135,3 +135,31 @@ describe('startup failures the user can fix exit 2, like the usage errors', () =
     });
   });
 });
+
+describe('a mistyped flag', () => {
+  it('--confg is refused with a hint for --config, exit 2, as `mcppipe` does', async () => {
+    const r = await gatewayCommand(['--confg', config, '--port', '45603']);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 2,
+      stderr: 'mcppipe-gateway: Unknown argument: confg (did you mean --config?)\n',
+    });
+  });
+
+  it('each of several unknown flags gets its own hint; one close to nothing gets none', async () => {
+    const r = await gatewayCommand([
+      '--config',
+      config,
+      '--prot',
+      '45604',
+      '--log-levle',
+      'info',
+      '--zzzzzz',
+    ]);
+    expect({ code: r.code, stderr: r.stderr }).toEqual({
+      code: 2,
+      stderr:
+        'mcppipe-gateway: Unknown arguments: prot, log-levle, logLevle, zzzzzz (--prot: did you mean --port?; ' +
+        '--log-levle: did you mean --log-level?)\n',
+    });
+  });
+});

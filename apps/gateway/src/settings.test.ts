@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { resolveGatewayOptions } from './options.js';
-import { mergeSettings, shownDefault } from './settings.js';
+import { mergeSettings, SETTINGS, shownDefault } from './settings.js';
 
 describe('mergeSettings', () => {
   it('a flag wins over its variable, and names record which one was used', () => {
@@ -56,5 +57,36 @@ describe('errors name what the user typed (the flag, or the variable from the en
     expect(problem({ publicUrl: 'ftp://x' }, {}).message).toMatch(
       /^--public-url must be an http\(s\) origin/,
     );
+  });
+});
+
+describe('docs/gateway.md "Flags and environment"', () => {
+  const docs = readFileSync(new URL('../../../docs/gateway.md', import.meta.url), 'utf8');
+  const rows = docs
+    .split('\n')
+    .filter((line) => line.startsWith('| `--') || line.startsWith('|  '))
+    .map((line) => line.split('|').map((cell) => cell.trim()));
+
+  it('is one table', () => {
+    expect(docs.split('\n| flag ').length).toBe(2);
+  });
+
+  it('has exactly one row per flag, pairing it with its variable', () => {
+    const flagRows = rows.filter(([, flag]) => flag?.startsWith('`--'));
+    expect(flagRows.map(([, flag, env]) => `${flag} ${env}`)).toEqual(
+      Object.values(SETTINGS).map(({ flag, env }) => `\`${flag}\` \`${env}\``),
+    );
+  });
+
+  it('lists the settings read from the environment only', () => {
+    const envOnly = rows.filter(([, flag]) => flag === '').map(([, , env]) => env);
+    for (const name of [
+      '`MCPPIPE_ADMIN_PASSWORD` / `MCPPIPE_ADMIN_PASSWORD_HASH`',
+      '`MCPPIPE_API_TOKEN`',
+      '`MCPPIPE_NODE_SECRET`',
+      '`MCPPIPE_WEBHOOKS_ALLOW_PRIVATE`',
+      '`MCPPIPE_HOLD_CHANGED_TOOLS`',
+    ])
+      expect(envOnly).toContain(name);
   });
 });

@@ -25,8 +25,11 @@ export interface LiveFilters {
   caller: string;
 }
 
+/** The fields of an exchange the Live filters read. */
+export type FilterFields = Pick<ExchangeSummary, 'upstream' | 'method' | 'status' | 'caller'>;
+
 /** Whether an exchange matches the Live filters (the same meaning as the API's query parameters). */
-export function matches(x: ExchangeSummary, f: LiveFilters): boolean {
+export function matches(x: FilterFields, f: LiveFilters): boolean {
   if (f.upstream && x.upstream !== f.upstream) return false;
   if (f.method && x.method !== f.method) return false;
   if (f.caller && x.caller !== f.caller) return false;
@@ -47,6 +50,67 @@ export function resumeRows(
   const ids = new Set<string>();
   const once = (x: ExchangeSummary) => !ids.has(x.id) && !!ids.add(x.id);
   return [...held.filter((x) => matches(x, f)), ...rows].filter(once);
+}
+
+/**
+ * What Pause holds back: the newest rows (at most the caller's bound, for memory) and, for the older ones dropped,
+ * only a count per combination of the fields the filters read, so the button can still say how many match.
+ */
+export interface Held {
+  rows: ExchangeSummary[];
+  dropped: ReadonlyMap<string, number>;
+}
+
+/** Nothing held. */
+export const NOTHING_HELD: Held = { rows: [], dropped: new Map() };
+
+/** `held` with `x` in front; past `keep` rows, the oldest is counted in `dropped` instead of kept. */
+export function hold(held: Held, x: ExchangeSummary, keep: number): Held {
+  if (held.rows.length < keep) return { rows: [x, ...held.rows], dropped: held.dropped };
+  const out = held.rows[held.rows.length - 1]!;
+  const key = JSON.stringify([out.upstream, out.method, out.status, out.caller]);
+  const dropped = new Map(held.dropped).set(key, (held.dropped.get(key) ?? 0) + 1);
+  return { rows: [x, ...held.rows.slice(0, keep - 1)], dropped };
+}
+
+/** How many of the dropped rows of `held` match the filters. */
+export function droppedMatching(held: Held, f: LiveFilters): number {
+  let n = 0;
+  for (const [key, count] of held.dropped) {
+    const [upstream, method, status, caller] = JSON.parse(key) as [
+      FilterFields['upstream'],
+      FilterFields['method'],
+      FilterFields['status'],
+      FilterFields['caller'],
+    ];
+    if (matches({ upstream, method, status, caller }, f)) n += count;
+  }
+  return n;
+}
+
+/** The values the Live filters offer: those of every row seen, not only the filtered ones. */
+export interface FilterChoices {
+  upstream: readonly string[];
+  method: readonly string[];
+  caller: readonly string[];
+}
+
+/** No choices yet. */
+export const NO_CHOICES: FilterChoices = { upstream: [], method: [], caller: [] };
+
+/** `choices` with the values of `rows` added (the same object when none is new, so nothing re-renders). */
+export function withChoices(choices: FilterChoices, rows: readonly ExchangeSummary[]): FilterChoices {
+  const add = (field: keyof FilterChoices) => {
+    const more = rows.map((x) => x[field]).filter((v): v is string => !!v && !choices[field].includes(v));
+    return more.length === 0 ? choices[field] : [...new Set([...choices[field], ...more])].sort();
+  };
+  const next = { upstream: add('upstream'), method: add('method'), caller: add('caller') };
+  return (Object.keys(next) as (keyof FilterChoices)[]).every((k) => next[k] === choices[k]) ? choices : next;
+}
+
+/** `3,000`. */
+export function count(n: number): string {
+  return n.toLocaleString('en-US');
 }
 
 /** The filters as API query parameters (empty ones left out). */

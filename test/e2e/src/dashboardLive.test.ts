@@ -76,6 +76,58 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
     await page.locator('select[name=method]').selectOption('');
   });
 
+  it('Live: a pause past the 500 rows held says how many arrived, and after Resume that the older ones are not listed', async () => {
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/live`);
+    await page.locator('.dot.on').first().waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Pause' }).click();
+    const before = new Set((await newest('limit=1000')).map((x) => x.id));
+    const client = await stack.client();
+    for (let i = 0; i < 14; i++)
+      await Promise.all(
+        Array.from({ length: 40 }, (_, j) =>
+          client.callTool({ name: 'probe__echo', arguments: { text: `burst ${i}.${j}` } }),
+        ),
+      );
+    const arrived = (await newest('limit=1000')).filter((x) => !before.has(x.id)).length;
+    expect(arrived).toBeGreaterThanOrEqual(560);
+    const resume = page.getByRole('button', { name: /^Resume/ });
+    const all = arrived.toLocaleString('en-US');
+    await expect
+      .poll(() => resume.textContent(), { timeout: 30_000 })
+      .toBe(`Resume (500 newest of ${all} new)`);
+    await resume.click();
+    const note = page.locator('[data-note=not-listed]');
+    await expect
+      .poll(() => note.textContent(), { timeout: 30_000 })
+      .toContain(
+        `${(arrived - 500).toLocaleString('en-US')} older exchanges from the pause are not listed here`,
+      );
+    expect(await note.textContent()).toContain(`GET /api/tunnels/${TUNNEL}/exchanges`);
+    expect(await rows().count()).toBe(500);
+    // the next pause starts afresh
+    await page.getByRole('button', { name: 'Pause' }).click();
+    expect(await note.count()).toBe(0);
+    await page.getByRole('button', { name: /^Resume/ }).click();
+  });
+
+  it('Live: filters that hide every row say so and clear; their choices come from every row seen', async () => {
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/settings`);
+    await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/live`);
+    await expect.poll(() => rows().count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    await page.locator('select[name=upstream]').selectOption('probe');
+    await page.locator('select[name=status]').selectOption('error');
+    await page.getByText('No exchanges match these filters.').waitFor({ timeout: 30_000 });
+    expect(await rows().count()).toBe(0);
+    expect(await page.getByText('No exchanges yet').count()).toBe(0);
+    const options = (name: string) => page.locator(`select[name=${name}] option`).allTextContents();
+    expect(await options('method')).toContain('tools/call');
+    expect(await options('caller')).toContain('laptop');
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await expect.poll(() => rows().count(), { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(await page.locator('select[name=upstream]').inputValue()).toBe('');
+    expect(await page.locator('select[name=status]').inputValue()).toBe('');
+  });
+
   it('GET /api/tunnels and the header report the auth mode saved in Settings, not the connect-time one', async () => {
     const api = (path: string, body?: unknown) =>
       fetch(`${stack.gw.url}/api${path}`, {

@@ -1,19 +1,21 @@
-// The Live filters: upstream, method, status, caller. Choices come from the tunnel's upstreams and the rows seen.
+// The Live filters: upstream, method, status, caller. Choices come from the tunnel's upstreams and every row seen
+// (`withChoices`: the rows the filters hide too, so a filter never leaves only `all` to pick).
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api.js';
-import type { LiveFilters, StatusFilter } from '../format.js';
-import type { ExchangeSummary, TunnelInfo } from '../types.js';
+import type { FilterChoices, LiveFilters, StatusFilter } from '../format.js';
+import type { TunnelInfo } from '../types.js';
 
-const uniq = (values: (string | null)[]) => [...new Set(values.filter((v): v is string => !!v))].sort();
+const uniq = (values: readonly (string | null)[]) =>
+  [...new Set(values.filter((v): v is string => !!v))].sort();
 
 interface Props {
   tunnel: TunnelInfo;
-  rows: ExchangeSummary[];
+  choices: FilterChoices;
   filters: LiveFilters;
   onChange: (f: LiveFilters) => void;
 }
 
-export function LiveFilterBar({ tunnel, rows, filters, onChange }: Props) {
+export function LiveFilterBar({ tunnel, choices, filters, onChange }: Props) {
   const [known, setKnown] = useState<string[]>([]);
   useEffect(() => {
     api.upstreams(tunnel.id).then(
@@ -21,7 +23,7 @@ export function LiveFilterBar({ tunnel, rows, filters, onChange }: Props) {
       () => setKnown([]),
     );
   }, [tunnel.id]);
-  const choose = (field: keyof LiveFilters, all: (string | null)[], label: string) => (
+  const choose = (field: keyof LiveFilters, all: readonly (string | null)[], label: string) => (
     <label>
       {label}
       <select
@@ -40,12 +42,8 @@ export function LiveFilterBar({ tunnel, rows, filters, onChange }: Props) {
   );
   return (
     <div class="filters">
-      {choose('upstream', [...known, ...rows.map((r) => r.upstream)], 'Upstream')}
-      {choose(
-        'method',
-        rows.map((r) => r.method),
-        'Method',
-      )}
+      {choose('upstream', [...known, ...choices.upstream], 'Upstream')}
+      {choose('method', choices.method, 'Method')}
       <label>
         Status
         <select
@@ -59,11 +57,7 @@ export function LiveFilterBar({ tunnel, rows, filters, onChange }: Props) {
           <option value="isError">isError</option>
         </select>
       </label>
-      {choose(
-        'caller',
-        rows.map((r) => r.caller),
-        'Caller',
-      )}
+      {choose('caller', choices.caller, 'Caller')}
     </div>
   );
 }

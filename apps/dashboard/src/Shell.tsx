@@ -1,7 +1,9 @@
 // The signed-in frame: the tunnel picker (`GET /api/tunnels`, refreshed every few seconds while the page is shown, so
-// a tunnel going offline or coming back shows without a reload), the four tabs, and the active tab's view.
-import { useEffect } from 'preact/hooks';
-import { api } from './api.js';
+// a tunnel going offline or coming back shows without a reload, and a gateway that stops answering is said at the
+// next refresh), the four tabs, and the active tab's view. A route naming a tunnel the account does not have is
+// replaced by its first tunnel, saying so.
+import { useEffect, useState } from 'preact/hooks';
+import { Unreachable, api } from './api.js';
 import { TABS, go, href, parse, useLoad, useRoute } from './hooks.js';
 import type { Tab } from './hooks.js';
 import { Keys } from './settings/Keys.js';
@@ -36,7 +38,10 @@ function View({ tunnel, tab, exchange }: { tunnel: TunnelInfo; tab: Tab; exchang
 
 export function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
   const route = useRoute();
-  const { value, error, reload } = useLoad(() => api.tunnels().then((r) => r.tunnels), []);
+  const { value, error, failure, reload } = useLoad(() => api.tunnels().then((r) => r.tunnels), []);
+  // no answer: the last list stays, but nothing in it is claimed connected
+  const down = failure instanceof Unreachable;
+  const [missing, setMissing] = useState<string | undefined>(undefined);
   const tunnels = value ?? [];
   const tunnel = tunnels.find((t) => t.id === route.tunnel);
   useEffect(() => {
@@ -46,11 +51,14 @@ export function Shell({ session, onSignOut }: { session: Session; onSignOut: () 
     return () => (clearInterval(timer), document.removeEventListener('visibilitychange', again));
   }, [reload]);
   useEffect(() => {
-    // the first tunnel when none is chosen; read from the address bar itself, not this render's route: a
-    // navigation made while the list was loading (a link, the address bar) must not be overridden
+    // the first tunnel when none is chosen or the chosen one is not this account's (a link to another account's,
+    // a removed one); read from the address bar itself, not this render's route: a navigation made while the
+    // list was loading (a link, the address bar) must not be overridden
     const now = parse(location.hash);
-    if (now.tunnel === undefined && tunnels[0]) go({ tunnel: tunnels[0].id, tab: now.tab });
-  }, [route.tunnel, tunnels]);
+    if (!value || (now.tunnel === undefined ? !value[0] : value.some((t) => t.id === now.tunnel))) return;
+    if (now.tunnel !== undefined) setMissing(now.tunnel);
+    go({ ...(value[0] && { tunnel: value[0].id }), tab: now.tab }, true);
+  }, [route.tunnel, value]);
   return (
     <div class="shell">
       <header>
@@ -60,12 +68,12 @@ export function Shell({ session, onSignOut }: { session: Session; onSignOut: () 
           <select
             name="tunnel"
             value={route.tunnel ?? ''}
-            onChange={(ev) => go({ tunnel: ev.currentTarget.value, tab: route.tab })}
+            onChange={(ev) => (setMissing(undefined), go({ tunnel: ev.currentTarget.value, tab: route.tab }))}
           >
             {tunnels.length === 0 && <option value="">no tunnels</option>}
             {tunnels.map((t) => (
               <option key={t.id} value={t.id}>
-                {t.id} {t.connected ? '●' : '○ offline'}
+                {t.id} {down ? '◌ unknown' : t.connected ? '●' : '○ offline'}
               </option>
             ))}
           </select>
@@ -93,12 +101,23 @@ export function Shell({ session, onSignOut }: { session: Session; onSignOut: () 
         ))}
       </nav>
       <main class="pad">
-        {error && <p class="error">{error}</p>}
+        {down ? (
+          <p class="error banner" role="alert">
+            The gateway is not answering (retrying every {REFRESH_MS / 1000} s).
+          </p>
+        ) : (
+          error && <p class="error">{error}</p>
+        )}
+        {missing && (
+          <p class="notice" role="status">
+            No tunnel {missing} in this account.
+          </p>
+        )}
         {tunnel && (
           <p class="muted small">
             {tunnel.publicUrl} · auth {tunnel.auth}
             {tunnel.zeroKnowledge && ' · zero-knowledge (metadata only)'}
-            {!tunnel.connected && ' · offline'}
+            {down ? ' · state unknown' : !tunnel.connected && ' · offline'}
           </p>
         )}
         {tunnel ? (

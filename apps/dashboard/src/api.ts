@@ -24,6 +24,16 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * No answer from the gateway: the request failed on the network (the process is down or unreachable) or a proxy in
+ * front of it answered 502, 503 or 504 without the API's `{error}` body.
+ */
+export class Unreachable extends Error {
+  constructor() {
+    super('The gateway is not answering');
+  }
+}
+
 let csrf: string | undefined;
 let sessionEnded: (() => void) | undefined;
 
@@ -49,9 +59,12 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     headers,
     credentials: 'same-origin',
     ...(body !== undefined && { body: JSON.stringify(body) }),
+  }).catch(() => {
+    throw new Unreachable();
   });
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => ({}))) as { error?: string; message?: string };
+  if (res.status >= 502 && res.status <= 504 && data.error === undefined) throw new Unreachable();
   if (res.status === 401 && !path.startsWith('/api/session')) sessionEnded?.();
   if (!res.ok)
     throw new ApiError(res.status, data.error ?? `http_${res.status}`, data.message ?? res.statusText);

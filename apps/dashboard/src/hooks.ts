@@ -41,9 +41,10 @@ export function useRoute(): Route {
   return route;
 }
 
-/** Navigates to a route. */
-export function go(route: Route): void {
-  location.hash = href(route);
+/** Navigates to a route; `replace`: in place of the current history entry (a route corrected, not a visit). */
+export function go(route: Route, replace = false): void {
+  if (replace) location.replace(href(route));
+  else location.hash = href(route);
 }
 
 /**
@@ -80,17 +81,21 @@ export function useEventStream(
   return open;
 }
 
-/** Loads one API value; `reload()` fetches again. */
+/**
+ * Loads one API value; `reload()` fetches again. After a failure `value` stays the last one loaded, `error` says
+ * why and `failure` is what was thrown (e.g. an `Unreachable` gateway).
+ */
 export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
   const [value, setValue] = useState<T | undefined>(undefined);
-  const [error, setError] = useState<string | undefined>(undefined);
+  const [failure, setFailure] = useState<unknown>(undefined);
   const run = useCallback(load, deps);
   const reload = useCallback(() => {
     run().then(
-      (v) => (setValue(v), setError(undefined)),
-      (err: unknown) => setError(describeError(err)),
+      (v) => (setValue(v), setFailure(undefined)),
+      (err: unknown) => setFailure(err),
     );
   }, [run]);
   useEffect(reload, [reload]);
-  return { value, error, reload, setValue };
+  const error = failure === undefined ? undefined : describeError(failure);
+  return { value, error, failure, reload, setValue };
 }

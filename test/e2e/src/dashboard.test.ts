@@ -240,5 +240,6 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
     }
     await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/live`);
     await page.getByText('No tunnel yet').waitFor({ timeout: 30_000 });
+    expect(await page.getByRole('status').textContent()).toBe(`No tunnel ${TUNNEL} in this account.`);
   });
 });

@@ -128,6 +128,29 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
     expect(await page.locator('select[name=status]').inputValue()).toBe('');
   });
 
+  it('a gateway that stops answering is said at the next refresh, without claiming the tunnel online; then it recovers', async () => {
+    const option = page.locator('select[name=tunnel] option').first();
+    const facts = page.locator('main.pad > p.muted.small').first();
+    // read without waiting (allTextContents): the banner must come within one refresh, not whenever it comes
+    const banner = () => page.getByRole('alert').allTextContents();
+    await expect.poll(() => option.textContent(), { timeout: 30_000 }).toContain('●');
+    // every API call of the page fails on the network, as with the gateway process gone (connection refused)
+    await page.route('**/api/**', (route) => route.abort('connectionrefused'));
+    try {
+      await expect
+        .poll(banner, { timeout: 7_000 })
+        .toEqual(['The gateway is not answering (retrying every 5 s).']);
+      expect(await option.textContent()).not.toContain('●');
+      expect(await facts.textContent()).toContain('state unknown');
+      expect(await page.getByText('Failed to fetch').count()).toBe(0);
+    } finally {
+      await page.unroute('**/api/**');
+    }
+    await expect.poll(banner, { timeout: 7_000 }).toEqual([]);
+    expect(await option.textContent()).toContain('●');
+    expect(await facts.textContent()).not.toContain('state unknown');
+  });
+
   it('GET /api/tunnels and the header report the auth mode saved in Settings, not the connect-time one', async () => {
     const api = (path: string, body?: unknown) =>
       fetch(`${stack.gw.url}/api${path}`, {
@@ -231,5 +254,30 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: 30_000 });
     expect(await page.getByRole('status').count()).toBe(0);
+  });
+
+  it("a link to another account's tunnel says it is not in this account and opens the account's own", async () => {
+    const own = await startTunnelCli({
+      gateway: stack.gw.url,
+      apiKey: stack.keys['bob']!,
+      subdomain: 'nook',
+      auth: 'api-key',
+      stdio: { probe: UPSTREAMS.probe },
+    });
+    try {
+      await page.goto(`${stack.gw.url}/dashboard/#/${TUNNEL}/live`);
+      await page
+        .getByRole('status')
+        .filter({ hasText: `No tunnel ${TUNNEL} in this account.` })
+        .waitFor({ timeout: 30_000 });
+      await expect
+        .poll(() => page.locator('select[name=tunnel]').inputValue(), { timeout: 30_000 })
+        .toBe('nook--bob');
+      expect(new URL(page.url()).hash).toBe('#/nook--bob/live');
+      expect(await page.getByText('No tunnel yet').count()).toBe(0);
+      await page.getByRole('region', { name: 'Live' }).waitFor({ timeout: 30_000 });
+    } finally {
+      await own.stop();
+    }
   });
 });

@@ -23,7 +23,15 @@ const TITLES: Record<Tab, string> = {
   settings: 'Settings',
 };
 
-function View({ tunnel, tab, exchange }: { tunnel: TunnelInfo; tab: Tab; exchange: string | undefined }) {
+interface ViewProps {
+  tunnel: TunnelInfo;
+  tab: Tab;
+  exchange: string | undefined;
+  /** Settings saved: the tunnel list (its auth mode) is read again at once. */
+  onSaved: () => void;
+}
+
+function View({ tunnel, tab, exchange, onSaved }: ViewProps) {
   switch (tab) {
     case 'live':
       return <Live tunnel={tunnel} />;
@@ -32,7 +40,7 @@ function View({ tunnel, tab, exchange }: { tunnel: TunnelInfo; tab: Tab; exchang
     case 'tools':
       return <Tools tunnel={tunnel} />;
     case 'settings':
-      return <Settings tunnel={tunnel} />;
+      return <Settings tunnel={tunnel} onSaved={onSaved} />;
   }
 }
 
@@ -121,7 +129,7 @@ export function Shell({ session, onSignOut }: { session: Session; onSignOut: () 
           </p>
         )}
         {tunnel ? (
-          <View key={tunnel.id} tunnel={tunnel} tab={route.tab} exchange={route.exchange} />
+          <View key={tunnel.id} tunnel={tunnel} tab={route.tab} exchange={route.exchange} onSaved={reload} />
         ) : (
           value && (
             <>

@@ -1,8 +1,11 @@
 /**
  * The dashboard's Live tab and header against a tunnel that comes and goes, in a real browser (DESIGN.md D2): Pause,
- * a filter change while paused and Resume (held rows filtered and shown once); the header's connected state, Live's
- * dot and Replay following the tunnel as it goes offline and comes back, without a reload; the auth mode saved in
- * Settings as `GET /api/tunnels` and the header report it; sign-out forgetting the account's tunnel route. Same stack as dashboard.test.ts
+ * a filter change while paused and Resume (held rows filtered and shown once); a pause past the 500 rows held
+ * (the rest counted and said); filters that hide every row (said, with a way to clear them, their choices from every
+ * row seen); the header's connected state, Live's dot, Replay and the Upstreams section following the tunnel as it
+ * goes offline and comes back, without a reload; a gateway that stops answering (said at the next refresh of the
+ * tunnel list); the auth mode saved in Settings as `GET /api/tunnels` and the header report it (the header at once);
+ * sign-out forgetting the account's tunnel route; a link to another account's tunnel. Same stack as dashboard.test.ts
  * (`dashboardSetup.ts`): the gateway process, a real `mcppipe up --tunnel` with stdio upstreams, real MCP clients,
  * Debian's Chromium.
  */
@@ -168,8 +171,10 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByText('Saved: applies to the next request').waitFor({ timeout: 30_000 });
     expect(await listed()).toBe('oauth');
-    await page.reload();
+    // the header at once, not at the next refresh of the tunnel list (every 5 s)
     const facts = page.locator('main.pad > p.muted.small').first();
+    await expect.poll(() => facts.textContent(), { timeout: 1_000 }).toContain('auth oauth');
+    await page.reload();
     await expect.poll(() => facts.textContent(), { timeout: 30_000 }).toContain('auth oauth');
     // the saved mode removed again: the connect-time one is listed again
     expect((await api(`/tunnels/${TUNNEL}/settings`, { auth: null })).status).toBe(200);
@@ -191,6 +196,13 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
     expect(await option.textContent()).toContain('offline');
     await expect.poll(() => replay.isEnabled(), { timeout: 30_000 }).toBe(false);
     expect(await page.getByText('The tunnel is offline: replay needs it connected.').count()).toBe(1);
+    // Settings: the Upstreams section stays, saying why it is empty
+    const upstreams = page.locator('[data-section=upstreams]');
+    await page.evaluate(`location.hash = '#/${TUNNEL}/settings'`);
+    await expect
+      .poll(() => upstreams.allTextContents(), { timeout: 30_000 })
+      .toEqual([expect.stringContaining('The tunnel is offline: upstreams are shown when it reconnects.')]);
+    expect(await upstreams.locator('tr[data-upstream]').count()).toBe(0);
     await page.evaluate(`location.hash = '#/${TUNNEL}/live'`);
     await expect.poll(() => dot.getAttribute('title'), { timeout: 30_000 }).toBe('tunnel offline');
     expect(await dot.getAttribute('class')).toBe('dot');
@@ -205,6 +217,9 @@ describe.skipIf(!hasChromium())('the dashboard Live tab and header', () => {
       await expect.poll(() => facts.textContent(), { timeout: 30_000 }).not.toContain('offline');
       expect(await option.textContent()).toContain('●');
       await expect.poll(() => dot.getAttribute('class'), { timeout: 30_000 }).toBe('dot on');
+      await page.evaluate(`location.hash = '#/${TUNNEL}/settings'`);
+      await expect.poll(() => upstreams.locator('tr[data-upstream]').count(), { timeout: 30_000 }).toBe(2);
+      expect(await upstreams.textContent()).not.toContain('The tunnel is offline');
       expect(await page.evaluate('window.marker')).toBe(1);
     } finally {
       await cli.stop();

@@ -1,5 +1,6 @@
 // Access and policies (T5, P1, P2): auth mode, IP allowlist, tool policies, limits and capture of values, edited
-// here and saved with `PUT …/settings`; they apply to the tunnel's next request.
+// here and saved with `PUT …/settings`; they apply to the tunnel's next request (`onSaved`: the header's tunnel list,
+// which shows the auth mode, is read again at once).
 import { useEffect, useState } from 'preact/hooks';
 import { api, describeError } from '../api.js';
 import { useLoad } from '../hooks.js';
@@ -40,7 +41,7 @@ const fromForm = (f: Form): Partial<TunnelSettings> => ({
   holdChangedTools: f.hold,
 });
 
-export function Access({ tunnel }: { tunnel: TunnelInfo }) {
+export function Access({ tunnel, onSaved }: { tunnel: TunnelInfo; onSaved: () => void }) {
   const { value, error } = useLoad(() => api.settings(tunnel.id), [tunnel.id]);
   const [form, setForm] = useState<Form | undefined>(undefined);
   const [note, setNote] = useState<{ ok: boolean; text: string } | undefined>(undefined);
@@ -66,6 +67,7 @@ export function Access({ tunnel }: { tunnel: TunnelInfo }) {
     try {
       setForm(toForm(await api.saveSettings(tunnel.id, fromForm(form))));
       setNote({ ok: true, text: 'Saved: applies to the next request through the tunnel.' });
+      onSaved();
     } catch (err) {
       setNote({ ok: false, text: describeError(err) });
     }

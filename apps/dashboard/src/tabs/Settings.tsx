@@ -5,11 +5,11 @@ import { Keys } from '../settings/Keys.js';
 import { Upstreams } from '../settings/Upstreams.js';
 import { Webhooks } from '../settings/Webhooks.js';
 
-export function Settings({ tunnel }: { tunnel: TunnelInfo }) {
+export function Settings({ tunnel, onSaved }: { tunnel: TunnelInfo; onSaved: () => void }) {
   return (
     <section aria-label="Settings" class="settings">
       <Upstreams tunnel={tunnel} />
-      <Access tunnel={tunnel} />
+      <Access tunnel={tunnel} onSaved={onSaved} />
       <Webhooks tunnel={tunnel} />
       <Keys />
     </section>

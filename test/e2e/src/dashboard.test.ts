@@ -130,6 +130,11 @@ describe.skipIf(!hasChromium())('the dashboard in Chromium', () => {
     expect(await inspector.locator('.timing').textContent()).toMatch(/\d+(\.\d)? m?s/);
     expect(await inspector.locator('.json').first().textContent()).toContain('"method": "tools/call"');
     expect(await inspector.locator('.json').nth(1).textContent()).toContain('"result": ');
+    // the call's result content and its arguments start unfolded (no click to read what the tool answered)
+    const answer = inspector.locator('.json').nth(1).locator('.j-str', { hasText: '"faults: ' }).first();
+    expect(await answer.isVisible()).toBe(true);
+    const argument = inspector.locator('.json').first().locator('.j-key', { hasText: '"text"' }).first();
+    expect(await argument.isVisible()).toBe(true);
     await shot('inspector');
     const copy = page.locator('textarea[name=replay]');
     const edited = JSON.parse(await copy.inputValue()) as { params: { arguments: Record<string, unknown> } };

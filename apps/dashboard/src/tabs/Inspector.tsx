@@ -1,5 +1,6 @@
-// Inspector (D2): one exchange — request and response JSON with folding, timing, the nested server→client requests
-// (sampling, elicitation) under their call, and replay of an editable copy, shown as a new exchange.
+// Inspector (D2): one exchange — request and response JSON with folding (a call's arguments and result content
+// start open), timing, the nested server→client requests (sampling, elicitation) under their call, and replay of
+// an editable copy, shown as a new exchange.
 import { api } from '../api.js';
 import { bytes, clock, ms, statusClass, statusLabel } from '../format.js';
 import { href, useLoad } from '../hooks.js';
@@ -54,11 +55,11 @@ export function Inspector({ tunnel, exchange }: { tunnel: TunnelInfo; exchange: 
       <div class="split">
         <div>
           <h3>Request{x.truncated.request && <span class="tag">truncated</span>}</h3>
-          <Json value={x.request} />
+          <Json value={x.request} unfold={['params', 'arguments']} />
         </div>
         <div>
           <h3>Response{x.truncated.response && <span class="tag">truncated</span>}</h3>
-          <Json value={x.response} />
+          <Json value={x.response} unfold={['result', 'content']} />
         </div>
       </div>
       {x.children.length > 0 && (

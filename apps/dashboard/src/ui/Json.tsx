@@ -1,4 +1,5 @@
-// A folding JSON view: objects and arrays open to `depth`, each node folds with a click (native <details>).
+// A folding JSON view: objects and arrays open to `depth`, and UNFOLD levels of the subtree at an `unfold` key path
+// (a tool call's `params.arguments`, its `result.content`); each node folds with a click (native <details>).
 import type { ComponentChildren } from 'preact';
 
 function Leaf({ value }: { value: unknown }) {
@@ -8,7 +9,19 @@ function Leaf({ value }: { value: unknown }) {
   return <span class="j-null">null</span>;
 }
 
-function Node({ name, value, depth }: { name: ComponentChildren; value: unknown; depth: number }) {
+/** How many levels of the subtree at an `unfold` path start open. */
+const UNFOLD = 4;
+
+interface NodeProps {
+  name: ComponentChildren;
+  value: unknown;
+  depth: number;
+  /** The rest of the key path to unfold below this node; `[]`: this node is its end. */
+  unfold: readonly string[] | undefined;
+}
+
+function Node({ name, value, depth: given, unfold }: NodeProps) {
+  const depth = unfold?.length === 0 ? Math.max(given, UNFOLD) : given;
   if (value === null || typeof value !== 'object') {
     return (
       <div class="j-row">
@@ -30,7 +43,7 @@ function Node({ name, value, depth }: { name: ComponentChildren; value: unknown;
     );
   }
   return (
-    <details open={depth > 0} class="j-node">
+    <details open={depth > 0 || (unfold?.length ?? 0) > 0} class="j-node">
       <summary>
         {name}
         {open}
@@ -44,6 +57,7 @@ function Node({ name, value, depth }: { name: ComponentChildren; value: unknown;
             name={<span class="j-key">{Array.isArray(value) ? `${k}: ` : `"${k}": `}</span>}
             value={v}
             depth={depth - 1}
+            unfold={unfold?.[0] === k ? unfold.slice(1) : undefined}
           />
         ))}
       </div>
@@ -51,12 +65,15 @@ function Node({ name, value, depth }: { name: ComponentChildren; value: unknown;
   );
 }
 
-/** The folding view of one JSON value; `depth` levels start open (default 3). */
-export function Json({ value, depth = 3 }: { value: unknown; depth?: number }) {
+/**
+ * The folding view of one JSON value; `depth` levels start open (default 3), and {@link UNFOLD} levels of the
+ * subtree at the key path `unfold` (e.g. `['result', 'content']`).
+ */
+export function Json({ value, depth = 3, unfold }: { value: unknown; depth?: number; unfold?: string[] }) {
   if (value === undefined) return <p class="muted">(not recorded)</p>;
   return (
     <div class="json mono">
-      <Node name={null} value={value} depth={depth} />
+      <Node name={null} value={value} depth={depth} unfold={unfold} />
     </div>
   );
 }

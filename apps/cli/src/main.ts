@@ -1,6 +1,6 @@
 import { isMcpPipeError } from '@mcppipe/errors';
 import type { Argv } from 'yargs';
-import { closestName } from '@mcppipe/config';
+import { withFlagSuggestions } from '@mcppipe/config';
 import { configCommand } from './commands/config.js';
 import { runUpCommand, upCommand } from './commands/up.js';
 import { fastUpArgs } from './up/fastArgs.js';
@@ -13,23 +13,6 @@ export const exitCodes = { ok: 0, failure: 1, usage: 2 } as const;
 
 /** Every flag name a user may mean (without dashes). */
 const knownFlags = [...Object.keys(upOptions), 'client', 'help', 'version'];
-
-/**
- * yargs' `Unknown argument: stdoi` with a hint for each close flag: `(did you mean --stdio?)` (issue 13.11).
- *
- * @param msg - yargs' failure message
- */
-export function withSuggestions(msg: string): string {
-  const m = /^Unknown arguments?: (.+)$/.exec(msg);
-  if (!m?.[1]) return msg;
-  const names = m[1].split(', ');
-  const hints = names.flatMap((name) => {
-    const best = closestName(name, knownFlags);
-    if (!best) return [];
-    return [names.length === 1 ? `did you mean --${best}?` : `--${name}: did you mean --${best}?`];
-  });
-  return hints.length > 0 ? `${msg} (${hints.join('; ')})` : msg;
-}
 
 /**
  * yargs renders a command's whole help text right after starting its handler, only to cache it for a later
@@ -73,7 +56,9 @@ export async function main(argv: readonly string[]): Promise<void> {
       .fail((msg, err) => {
         // yargs' own validation errors (YError) are usage errors; anything else goes to the boundary below
         if (err && err.name !== 'YError') throw err;
-        process.stderr.write(`mcppipe: ${withSuggestions(msg)}\nRun \`mcppipe --help\` for usage.\n`);
+        process.stderr.write(
+          `mcppipe: ${withFlagSuggestions(msg, knownFlags)}\nRun \`mcppipe --help\` for usage.\n`,
+        );
         process.exit(exitCodes.usage);
       });
     skipHelpCache(parser);

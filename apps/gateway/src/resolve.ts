@@ -85,6 +85,7 @@ export function resolveDeps(deps: GatewayDeps) {
         d.DEFAULT_RATE_LIMIT_CACHE_SIZE,
       ),
       ...(deps.rateLimit?.shared && { shared: deps.rateLimit.shared }),
+      ...(deps.rateLimit?.onRefused && { onRefused: deps.rateLimit.onRefused }),
     },
     clientLimits: {
       requestsPerMinute: positive(

@@ -102,7 +102,11 @@ export async function startGateway(
         tunnelZone: options.tunnelZone,
       }),
     ...(options.bodyLimit !== undefined && { bodyLimit: options.bodyLimit }),
-    rateLimit: { max: options.rateLimitPerMinute, shared: shared?.buckets },
+    rateLimit: {
+      max: options.rateLimitPerMinute,
+      shared: shared?.buckets,
+      ...(tunnel && { onRefused: tunnel.relay.hook.refusedBefore }), // shown in the tunnel's Live
+    },
     ...(shared && { ready: () => shared.store.ping() }),
     clientLimits: {
       ...(options.clientRequestsPerMinute !== undefined && {

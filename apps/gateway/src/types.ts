@@ -56,6 +56,8 @@ export interface RateLimitOptions {
    * in-process `MemoryBucketStore` (at most `cacheSize` IPs).
    */
   shared?: BucketStore;
+  /** Called after a refusal was sent (429, or 503 while `shared` is away): the relay records a tunnel's. */
+  onRefused?: (req: FastifyRequest, status: 429 | 503) => void;
 }
 
 /** Per-client gate (after auth), keyed by the OAuth `client_id`. */

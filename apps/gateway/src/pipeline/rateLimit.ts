@@ -53,6 +53,7 @@ export function registerRateLimit(
   const unavailable = (reply: FastifyReply) => {
     reply.header('retry-after', '1');
     answer(reply, 503, UNAVAILABLE);
+    options.onRefused?.(reply.request, 503);
   };
   // true: the request goes on; false: the 429 was sent
   const decide = (outcome: TakeOutcome, reply: FastifyReply): boolean => {
@@ -63,6 +64,7 @@ export function registerRateLimit(
     observer?.('rateLimit', 'reject');
     reply.header('retry-after', String(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))));
     answer(reply, 429, RATE_LIMITED);
+    options.onRefused?.(reply.request, 429);
     return false;
   };
   // callback style: a refusal is sent without calling `done` (Fastify's way to answer from a hook)

@@ -54,7 +54,7 @@ export function createRelayHook(deps: RelayHookDeps) {
   const addressOf = addressCache(zone);
   const refused = deps.capture && createRefusalRecorder(deps.capture.exchanges);
 
-  return async (req: FastifyRequest, reply: FastifyReply) => {
+  const hook = async (req: FastifyRequest, reply: FastifyReply) => {
     const parsed = addressOf(req.headers.host, req.url);
     if (parsed === undefined) return undefined;
     const { address, resource } = parsed;
@@ -106,4 +106,18 @@ export function createRelayHook(deps: RelayHookDeps) {
     });
     return undefined;
   };
+  /**
+   * Records a request to a tunnel held here that an earlier stage refused (the per-IP rate limit's 429 or 503),
+   * as the hook records its own refusals (issue 19 Live): the owner sees why an agent is failing.
+   */
+  const refusedBefore = (req: FastifyRequest, status: number): void => {
+    const parsed = refused && addressOf(req.headers.host, req.url);
+    if (!parsed) return;
+    for (const c of parsed.address.candidates) {
+      const t = deps.registry.lookup(c.subdomain, c.account);
+      if (t !== undefined)
+        return refused!(tunnelId(t), { req: req.raw, ip: req.ip, status, startedAt: Date.now() });
+    }
+  };
+  return Object.assign(hook, { refusedBefore });
 }

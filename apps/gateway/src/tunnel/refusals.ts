@@ -1,6 +1,7 @@
 /**
  * Requests the relay refuses before they reach a tunnel (issue 19 Live: "who called what and with what result"):
- * 401 (no valid credentials for the tunnel's auth mode), 403 (outside its IP allowlist) and 503 (`tunnel_offline`)
+ * 401 (no valid credentials for the tunnel's auth mode), 403 (outside its IP allowlist), 429 (the per-IP rate
+ * limit) and 503 (`tunnel_offline`, or the shared rate-limit store away)
  * are recorded in the tunnel's exchange ring, so the owner sees in Live why an agent cannot get in. Nothing of the
  * request is kept but its size (an unauthenticated body is not the owner's data); the caller is `refused (<client
  * address>)`; the response is a plain-text line saying why. At most {@link REFUSAL_RATE} per tunnel (burst
@@ -19,6 +20,7 @@ export const REFUSAL_BURST = 10;
 
 /** Why a request was refused, and what the owner reads in the Inspector. */
 const REASONS: Record<number, string> = {
+  429: 'refused at the relay: too many requests from this client address (the per-IP rate limit)',
   401: 'refused at the relay: no valid credentials for the tunnel auth mode',
   403: "refused at the relay: the client address is not in the tunnel's IP allowlist",
   503: 'refused at the relay: the tunnel is offline (tunnel_offline)',

@@ -6,6 +6,7 @@ import { systemClock } from '@mcppipe/upstream-state';
 import type { Scheduler, TimerHandle } from '@mcppipe/upstream-state';
 import { WebSocket } from 'ws';
 import { wsDuplex } from './wsDuplex.js';
+import { drainSessions } from './drain.js';
 import type { TunnelBackoff } from './backoff.js';
 import { backoffPolicy, reconnectDelay } from './backoff.js';
 import {
@@ -91,8 +92,20 @@ export interface TunnelClient extends AsyncDisposable {
    *   or `MCPP_TUNNEL_OFFLINE` when closed first
    */
   connected(): Promise<string>;
-  /** Stops reconnecting and closes the tunnel cleanly; the relay frees the subdomain at once. */
-  close(): Promise<void>;
+  /**
+   * Stops reconnecting and closes the tunnel cleanly; the relay frees the subdomain at once. With `graceMs`, it
+   * drains first: a GOAWAY tells the relay to open no new stream (it answers new public requests `503`
+   * `tunnel_offline`), and the streams already open get up to `graceMs` to end before the WebSocket closes.
+   *
+   * @param options - `graceMs`: how long open streams may run on, in ms. Default 0: they are cut at once.
+   */
+  close(options?: TunnelCloseOptions): Promise<void>;
+}
+
+/** Options of {@link TunnelClient.close}. */
+export interface TunnelCloseOptions {
+  /** How long the streams already open may run on after the GOAWAY, in ms. Default 0 (no drain). */
+  graceMs?: number;
 }
 
 function toWsUrl(relayUrl: string): string {
@@ -267,10 +280,11 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
 
   dial();
 
-  const close = async (): Promise<void> => {
+  const close = async (closeOptions?: TunnelCloseOptions): Promise<void> => {
     if (status.status === 'closed') return;
     stopped = true;
     if (timer !== undefined) scheduler.clearTimeout(timer);
+    await drainSessions(sessions, closeOptions?.graceMs ?? 0);
     const socket = ws;
     if (socket !== undefined && socket.readyState !== socket.CLOSED) {
       await new Promise<void>((resolve) => {
@@ -305,6 +319,6 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
       return new Promise((resolve, reject) => waiters.add({ resolve, reject }));
     },
     close,
-    [Symbol.asyncDispose]: close,
+    [Symbol.asyncDispose]: () => close(),
   };
 }

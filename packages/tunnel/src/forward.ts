@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { HeaderOverrides } from './headers.js';
 import { endToEndHeaders } from './headers.js';
 import { tunnelOffline } from './errors.js';
+import { writeTunnelOffline } from './offline.js';
 import type { Tunnel } from './tunnel.js';
 
 /** One public exchange for `TunnelRegistry.forward`. */
@@ -97,13 +98,34 @@ export function pipeExchange(
       resolve();
     });
     req.on('error', cancel);
+    let complete = false;
+    // Only the CLI's END_STREAM ends the answer. node ends the stream's body then, while the stream is open and
+    // its session up; a stream torn down with its tunnel (the WebSocket closed mid-body) or reset with NO_ERROR
+    // gets its body ended too, but closed (and its session destroyed): no answer's end, a cut (`fail`).
+    let peerEnded = false;
+    const session = stream.session;
+    const push = stream.push;
+    stream.push = function (
+      this: http2.ClientHttp2Stream,
+      chunk: unknown,
+      encoding?: BufferEncoding,
+    ): boolean {
+      if (chunk === null && !peerEnded)
+        peerEnded = !this.closed && session !== undefined && !session.destroyed;
+      return push.call(this, chunk, encoding);
+    };
     stream.on('response', (headers) => {
       const status = Number(headers[':status']);
       const through = exchange.transform?.(headers);
       // a tunnel never sets cookies on the relay's origin (the path form shares it with the dashboard's session)
       res.writeHead(status, endToEndHeaders(headers, through ? NO_COOKIE_NO_LENGTH : NO_COOKIE));
-      if (through === undefined) stream.pipe(res);
-      else stream.pipe(through).pipe(res);
+      stream.pipe(through ?? res, { end: false });
+      through?.pipe(res);
+      stream.on('end', () => {
+        if (!peerEnded) return; // torn down with its tunnel: `fail` cuts the answer
+        complete = true;
+        (through ?? res).end();
+      });
       if (tee !== undefined) (through ?? stream).on('data', (chunk: Buffer) => tee.response.push(chunk));
       // Headers leave with the first body chunk, in one write instead of two. An event stream's first event may
       // come much later, and the agent waits for the headers: those are flushed after this turn of the event loop
@@ -113,10 +135,17 @@ export function pipeExchange(
           if (!res.destroyed) res.flushHeaders();
         });
     });
-    // The tunnel dropped or the CLI reset the stream: the call fails, it is never replayed (T6).
+    // The tunnel dropped or the CLI reset the stream: the call fails, it is never replayed (T6). After the headers
+    // the agent's connection is cut (a chunked body without its last chunk, or short of its Content-Length), so
+    // its client sees a network error, never the clean end of a 200.
     const fail = (): void => {
       if (res.headersSent) {
         if (!res.writableEnded) res.destroy();
+        return;
+      }
+      // refused by a tunnel that is closing (GOAWAY, the CLI stopping): never served, so offline, not dropped
+      if (stream.rstCode === http2.constants.NGHTTP2_REFUSED_STREAM) {
+        writeTunnelOffline(res);
         return;
       }
       const body = JSON.stringify({
@@ -134,7 +163,7 @@ export function pipeExchange(
     };
     stream.on('error', fail);
     stream.on('close', () => {
-      if (!res.headersSent || stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR) fail();
+      if (!complete || stream.rstCode !== http2.constants.NGHTTP2_NO_ERROR) fail();
     });
   });
 }

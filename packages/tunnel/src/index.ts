@@ -7,7 +7,13 @@
  * @module
  */
 export { connectTunnel } from './client.js';
-export type { ConnectTunnelOptions, TunnelClient, TunnelHandler, TunnelStatus } from './client.js';
+export type {
+  ConnectTunnelOptions,
+  TunnelClient,
+  TunnelCloseOptions,
+  TunnelHandler,
+  TunnelStatus,
+} from './client.js';
 export type { TunnelBackoff } from './backoff.js';
 export { TunnelRegistry } from './registry.js';
 export { DEFAULT_LEASE_TTL_MS, MIN_NODE_SECRET_LENGTH, TunnelCluster } from './cluster.js';

@@ -82,6 +82,7 @@ export class Tunnel implements TunnelInfo {
   readonly #stopHeartbeat: () => void;
   #closeReason: string | undefined;
   #replaced = false;
+  #draining = false;
 
   /** @internal */
   constructor(init: TunnelInit) {
@@ -99,6 +100,8 @@ export class Tunnel implements TunnelInfo {
     });
     this.#session.once('connect', (s: ClientHttp2Session) => s.setLocalWindowSize(SESSION_WINDOW_BYTES));
     this.#session.on('error', () => {});
+    // the CLI is stopping (T6): no new stream goes to it, the open ones finish (node closes the session after)
+    this.#session.once('goaway', () => (this.#draining = true));
     const finish = (reason: string): void => {
       if (this.#closeReason !== undefined) return;
       this.#closeReason = reason;
@@ -120,9 +123,12 @@ export class Tunnel implements TunnelInfo {
     });
   }
 
-  /** Whether the tunnel still carries requests: open, and not closing (a client's `close()` frees it at once). */
+  /**
+   * Whether the tunnel takes new requests: open, not closing (a client's `close()` frees it at once) and not
+   * draining (the client sent a GOAWAY: its open streams finish, new requests are answered `tunnel_offline`).
+   */
   get live(): boolean {
-    return this.#closeReason === undefined && this.#ws.readyState === this.#ws.OPEN;
+    return this.#closeReason === undefined && !this.#draining && this.#ws.readyState === this.#ws.OPEN;
   }
 
   /** Whether the relay closed it because a newer connection of the same tunnel took over (here or on another node). */

@@ -15,8 +15,11 @@ export interface Serving {
   aggregator: Aggregator;
   metricsServer: { server: Server } | undefined;
   closeHub: (() => Promise<void>) | undefined;
-  /** The tunnel to the relay, closed first so the relay frees the subdomain at once (T2). */
-  tunnel?: { close(): Promise<void> } | undefined;
+  /**
+   * The tunnel to the relay, drained with the HTTP side (T2, T6): no new public request, in-flight ones get the
+   * same 3 s, then it closes and the relay frees the subdomain at once.
+   */
+  tunnel?: { close(graceMs?: number): Promise<void> } | undefined;
 }
 
 /** Longest a stop may take before the process exits anyway (a stuck child or connection cannot keep us alive). */
@@ -27,7 +30,8 @@ const INFLIGHT_GRACE_MS = 3_000;
 /**
  * SIGINT/SIGTERM handling of `mcppipe up` (and, with `--transport stdio`, the end of stdin). A signal before the serving side is up stops the upstreams (their own
  * process groups would outlive us); once {@link Shutdown.serving} was called, it is the graceful shutdown: no new
- * connections, in-flight calls get up to 3 s, then sessions, hub, aggregator and upstreams close. Either way the
+ * connections (the tunnel drains: no new public request), in-flight calls get up to 3 s, then the tunnel, sessions,
+ * hub, aggregator and upstreams close. Either way the
  * process exits (0).
  */
 export class Shutdown {
@@ -96,9 +100,12 @@ export class Shutdown {
   async #graceful(signal: string, s: Serving): Promise<void> {
     const logger = this.#logger;
     try {
-      await s.tunnel?.close().catch(() => {}); // first: the relay frees the subdomain at once
+      // the tunnel drains with the local listener: a GOAWAY now (the relay answers new public requests 503
+      // tunnel_offline), its in-flight calls (served by the listener's handler, so counted there) get the same 3 s
+      const tunnelClosed = s.tunnel?.close(INFLIGHT_GRACE_MS).catch(() => {});
       if (s.app) await this.#closeHttp(signal, s.app, s.endpoints);
       else logger.info({ reason: signal }, 'stopping');
+      await tunnelClosed; // once its streams ended (the sessions' listen streams did above), or after the 3 s
       await s.closeStdio?.().catch(() => {});
       s.metricsServer?.server.close();
       await s.closeHub?.().catch(() => {});

@@ -14,8 +14,12 @@ export interface RunningTunnel {
   readonly auth: string;
   /** One line for the startup table: `tunnel https://… (connected)` or `tunnel … (reconnecting: …)`. */
   line(): string;
-  /** Closes the tunnel (the relay frees the subdomain at once) and, in zero-knowledge mode, the loopback pool. */
-  close(): Promise<void>;
+  /**
+   * Closes the tunnel (the relay frees the subdomain at once) and, in zero-knowledge mode, the loopback pool. With
+   * `graceMs` it drains first (`TunnelClient.close`): no new public request comes in (the relay answers `503`
+   * `tunnel_offline`), the open ones get up to `graceMs`; the relay's own event-scope streams end at once.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /**
@@ -155,8 +159,9 @@ export async function startTunnel(
               : s.status;
       return `tunnel ${where} (${state}; auth ${auth()}${zk})`;
     },
-    async close() {
-      await client.close().catch(() => {});
+    async close(graceMs = 0) {
+      served?.close(); // the relay's event-scope streams are no agent's call: they must not hold the drain open
+      await client.close({ graceMs }).catch(() => {});
       handler.close();
     },
   };

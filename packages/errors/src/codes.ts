@@ -119,6 +119,8 @@ export const errorCodes = {
   MCPP_TUNNEL_INVALID_SUBDOMAIN: '@mcppipe/tunnel',
   /** The relay refused the tunnel for another reason (HTTP 403 or another 4xx), or a newer connection of the same account took the subdomain over; permanent, the message gives the relay's reason. */
   MCPP_TUNNEL_REFUSED: '@mcppipe/tunnel',
+  /** The connect URL answered HTTP without a WebSocket upgrade and with no refusal of the relay's (404, 405, 200, a redirect…): no relay listens there; permanent, no retry. Point `--tunnel` at the base URL (no path) of a gateway started with `--tunnel-zone` (T2). */
+  MCPP_TUNNEL_NO_RELAY: '@mcppipe/tunnel',
   /** An option of `connectTunnel` or `TunnelRegistry` is invalid (relay URL, durations, backoff); the message names it. */
   MCPP_TUNNEL_INVALID_OPTIONS: '@mcppipe/tunnel',
 

@@ -131,18 +131,31 @@ async function readRefusal(res: IncomingMessage): Promise<{ code: unknown; messa
       text += String(chunk);
       if (text.length > 8_192) break;
     }
-    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
-    const message = typeof body.error?.message === 'string' ? body.error.message : `HTTP ${res.statusCode}`;
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown }; message?: unknown };
+    // the relay's `{ error: { code, message } }`, or another server's `{ message }` (Fastify's 404, for one)
+    const message =
+      typeof body.error?.message === 'string'
+        ? body.error.message
+        : typeof body.message === 'string'
+          ? body.message
+          : `HTTP ${res.statusCode}`;
     return { code: body.error?.code, message };
   } catch {
     return { code: undefined, message: `HTTP ${res.statusCode ?? 0} ${res.statusMessage ?? ''}`.trim() };
   }
 }
 
+/** The reason of `MCPP_TUNNEL_NO_RELAY`: `<url> answered 404 (Not found) instead of a WebSocket upgrade`. */
+function noRelay(relayUrl: string, status: number, message: string): string {
+  const said = message.replace(/^HTTP \d+\s*/, '');
+  return `${relayUrl} answered ${status}${said === '' ? '' : ` (${said})`} instead of a WebSocket upgrade`;
+}
+
 /**
  * The CLI half of the tunnel (T2, T3, T6): dials ONE WebSocket out to the relay and serves HTTP/2 over it with
  * `handler`, reconnecting with backoff until closed. Permanent refusals (bad key, subdomain owned by another
- * account, bad subdomain, replaced by a newer connection) stop it and say why.
+ * account, bad subdomain, replaced by a newer connection, no relay at the URL: an HTTP answer that is neither an
+ * upgrade nor a refusal of the relay's, e.g. 404) stop it and say why; 5xx, 408, 429 and network errors are retried.
  *
  * @param options - relay, key, subdomain, handler and tuning
  * @returns the running client (already connecting)
@@ -240,7 +253,9 @@ export function connectTunnel(options: ConnectTunnelOptions): TunnelClient {
       void readRefusal(res).then(({ code, message }) => {
         socket.terminate();
         const refusal = refusalCodeOf(res.statusCode ?? 0, code);
-        if (refusal !== undefined) refuse(refusal, message);
+        if (refusal === 'MCPP_TUNNEL_NO_RELAY')
+          refuse(refusal, noRelay(options.relayUrl, res.statusCode ?? 0, message));
+        else if (refusal !== undefined) refuse(refusal, message);
         else scheduleReconnect(`relay answered ${res.statusCode ?? 0}: ${message}`);
       });
     });

@@ -26,7 +26,10 @@ export interface RunningTunnel {
  * The one line logged for a status change (T6): `tunnel connected: https://…`, `tunnel reconnecting in 4 s (…)`,
  * `tunnel refused: … — the local endpoint keeps serving; …` (what to change, unless the relay's reason says it).
  */
-export function statusLine(s: TunnelStatus, plan: Pick<TunnelPlan, 'subdomain'>): string | undefined {
+export function statusLine(
+  s: TunnelStatus,
+  plan: Pick<TunnelPlan, 'subdomain' | 'relayUrl'>,
+): string | undefined {
   switch (s.status) {
     case 'connected':
       return `tunnel connected: ${s.publicUrl}`;
@@ -40,7 +43,9 @@ export function statusLine(s: TunnelStatus, plan: Pick<TunnelPlan, 'subdomain'>)
             ? `choose another --subdomain than ${JSON.stringify(plan.subdomain)}`
             : s.code === 'MCPP_TUNNEL_INVALID_SUBDOMAIN'
               ? 'choose another --subdomain'
-              : 'see the reason, then restart mcppipe up';
+              : s.code === 'MCPP_TUNNEL_NO_RELAY'
+                ? `no relay at ${new URL(plan.relayUrl).origin}: is it a gateway started with --tunnel-zone, and is --tunnel its base URL (no path)?`
+                : 'see the reason, then restart mcppipe up';
       const flag = /--[a-z-]+/.exec(change)?.[0]; // the relay's reason may already say it: once is enough
       const advice = flag !== undefined && s.reason.includes(flag) ? '' : `; ${change}`;
       return `tunnel refused: ${s.reason} — the local endpoint keeps serving${advice}`;

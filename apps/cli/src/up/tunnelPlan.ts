@@ -57,7 +57,7 @@ export function defaultSubdomain(upstreamNames: readonly string[], host: string 
  * @param host - the machine's host name (for the default subdomain)
  * @returns the plan, or undefined without `--tunnel`
  * @throws McpPipeError `MCPP_CLI_USAGE` (exit 2): a tunnel flag without `--tunnel`, no `--api-key`, a bad relay
- *   URL, subdomain or CIDR, or (`zeroKnowledgeUpstream`) `--zero-knowledge` with an aggregator layout (seed 000's
+ *   URL (or one with a path), subdomain or CIDR, or (`zeroKnowledgeUpstream`) `--zero-knowledge` with an aggregator layout (seed 000's
  *   reason, T7), a stdio upstream or a non-`http://` one
  */
 export function planTunnel(flags: TunnelFlags, layout: Layout, host?: string): TunnelPlan | undefined {
@@ -85,8 +85,12 @@ export function planTunnel(flags: TunnelFlags, layout: Layout, host?: string): T
   }
   if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol))
     throw usage(`--tunnel must be an http(s):// URL, got ${JSON.stringify(flags.tunnel)}`);
-  if (!url.pathname.endsWith('/tunnel/connect'))
-    url.pathname = `${url.pathname.replace(/\/+$/, '')}/tunnel/connect`;
+  // the base URL only: the connect path is added, and a relay answers nowhere else (a path would dial a wrong URL)
+  if (url.pathname !== '/')
+    throw usage(
+      `--tunnel must be the relay's base URL without a path (/tunnel/connect is added), e.g. ${url.origin}; got ${JSON.stringify(flags.tunnel)}`,
+    );
+  url.pathname = '/tunnel/connect';
   if (!flags.apiKey)
     throw usage(
       '--tunnel needs --api-key KEY (or MCPPIPE_API_KEY): an API key of your relay account (mcppipe-gateway keys create)',

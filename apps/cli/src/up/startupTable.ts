@@ -15,6 +15,14 @@ function tableWaitMs(env: NodeJS.ProcessEnv): number {
   return Number.isSafeInteger(n) && n >= 0 ? n : 10_000;
 }
 
+/**
+ * Longest the ready lines wait for the tunnel to connect, in ms, counted from the start of {@link printStartup} (so
+ * it overlaps the table wait): the client lines name the public URL only if it is connected by then. A relay that is
+ * slow or unreachable does not hold the serving line back; the tunnel line shows its state, and the
+ * `tunnel connected: <url>` log line follows when it connects.
+ */
+const TUNNEL_WAIT_MS = 1_500;
+
 /** What {@link printStartup} reports on. */
 export interface StartupReport {
   registry: UpstreamRegistry;
@@ -30,7 +38,7 @@ export interface StartupReport {
    * it starts reading stdin (the session's capabilities are those of the upstreams up by then).
    */
   beforeReady?: () => Promise<void>;
-  /** The tunnel, when `--tunnel` is set: the URL line waits (at most the table wait) for it to connect. */
+  /** The tunnel, when `--tunnel` is set: the ready lines wait (at most 1.5 s from the start) for it to connect. */
   tunnel?: RunningTunnel | undefined;
   /** Whether a signal came (then nothing more is printed). */
   stopping: () => boolean;
@@ -45,6 +53,7 @@ export interface StartupReport {
  */
 export async function printStartup(r: StartupReport): Promise<void> {
   const { url, ...extra } = r.ready;
+  const tunnelWait = r.tunnel && waitForTunnel(r.tunnel); // runs alongside the table wait
   let waited: ReturnType<typeof setTimeout> | undefined;
   let settled = false;
   const allSettled = r.upstreamsStarted.then(() => (settled = true));
@@ -59,21 +68,13 @@ export async function printStartup(r: StartupReport): Promise<void> {
   trace('lists warmed');
   if (r.stopping()) return;
   await r.beforeReady?.();
+  await tunnelWait;
   if (r.stopping()) return;
+  // the table and the ready lines together, with nothing logged between them
   printTable(r.registry, r.aggregator, { startedAt: r.startedAt });
-  if (r.tunnel) {
-    // the URL line shows the public URL once connected; an unreachable relay does not hold it back (its state is shown)
-    let tunnelWait: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([
-      r.tunnel.client.connected().catch(() => {}),
-      new Promise<void>((resolve) => (tunnelWait = setTimeout(resolve, tableWaitMs(process.env)))),
-    ]);
-    clearTimeout(tunnelWait);
-    if (r.stopping()) return;
-  }
   const tunnel = r.tunnel && {
     line: r.tunnel.line(),
-    publicUrl: r.tunnel.client.publicUrl,
+    publicUrl: r.tunnel.client.status.status === 'connected' ? r.tunnel.client.publicUrl : undefined,
     auth: r.tunnel.auth,
   };
   printReady(url, { ...extra, tunnel });
@@ -83,4 +84,14 @@ export async function printStartup(r: StartupReport): Promise<void> {
   await warmLists(r.aggregator);
   if (r.stopping()) return;
   printTable(r.registry, r.aggregator, { startedAt: r.startedAt, title: 'every upstream has settled' });
+}
+
+/** Settles once the tunnel is connected (or refused, or closed), or after {@link TUNNEL_WAIT_MS}. */
+async function waitForTunnel(tunnel: RunningTunnel): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    tunnel.client.connected().catch(() => {}),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, TUNNEL_WAIT_MS))),
+  ]);
+  clearTimeout(timer);
 }

@@ -24,6 +24,7 @@ const USAGE = new Set([
   'MCPP_OAUTH_INVALID_OPTIONS',
   'MCPP_OAUTH_NO_PASSWORD',
   'MCPP_OAUTH_ACCOUNT_INVALID',
+  'MCPP_OAUTH_ACCOUNT_NOT_FOUND', // an account or key the user named does not exist
   'MCPP_CAPTURE_INVALID_OPTIONS',
 ]);
 

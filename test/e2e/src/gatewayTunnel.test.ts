@@ -204,9 +204,21 @@ describe('gateway tunnel relay (--tunnel-zone)', () => {
     const id = listed.stdout.split('\t')[0]!;
     // an account that does not exist is said, as `keys create` says it (not an empty list)
     const nobody = await gatewayCommand(['keys', 'list', '--account', 'nobody', '--data-dir', dataDir]);
-    expect(nobody.code).toBe(1);
+    expect(nobody.code).toBe(2); // something to change, as the other refused commands
     expect(nobody.stderr).toContain('no account "nobody"');
     // the commands say where the change went: a relay reading another --data-dir (or Redis) would not see it
+    // no terminal and no --password-stdin: say how to give the password, not "1 to 72 bytes"
+    const noPrompt = await gatewayCommand(['accounts', 'add', 'dave', '--data-dir', dataDir]);
+    expect(noPrompt.code).toBe(2);
+    expect(noPrompt.stderr).toContain(
+      'stdin is not a terminal, so there is no prompt: pipe the password with --password-stdin',
+    );
+    const short = await gatewayCommand(
+      ['accounts', 'add', 'erin', '--password-stdin', '--data-dir', dataDir],
+      'x',
+    );
+    expect(short.code).toBe(0);
+    expect(short.stderr).toContain('warning: the password is shorter than 12 characters');
     const carol = await gatewayCommand(
       ['accounts', 'add', 'carol', '--password-stdin', '--data-dir', dataDir],
       'carol passphrase',

@@ -61,6 +61,9 @@ const where = async (args: Common): Promise<string> =>
     ? `Redis at ${(await import('@mcppipe/store')).redactRedisUrl(args.redis)}`
     : join(args.dataDir, 'accounts.json');
 
+/** Below this many characters `accounts add` warns (as the gateway does for its admin password). */
+const MIN_PASSWORD_CHARS = 12;
+
 /** `accounts <add|list|remove>`. */
 export const accountsCommand: CommandModule = {
   command: 'accounts',
@@ -76,7 +79,15 @@ export const accountsCommand: CommandModule = {
             .option('password-stdin', { type: 'boolean' }),
         closing(async (args) => {
           if (process.stdin.isTTY && args.passwordStdin) throw usage('--password-stdin: stdin is a terminal');
+          if (!process.stdin.isTTY && !args.passwordStdin)
+            throw usage(
+              `stdin is not a terminal, so there is no prompt: pipe the password with --password-stdin (accounts add ${args.slug} --password-stdin < password.txt)`,
+            );
           const password = await readPassword();
+          if ([...password].length < MIN_PASSWORD_CHARS)
+            process.stderr.write(
+              `warning: the password is shorter than ${MIN_PASSWORD_CHARS} characters; the owner's password approves OAuth clients for every tunnel of "${args.slug}": use a longer passphrase\n`,
+            );
           await (await store(args)).addAccount(args.slug, password);
           process.stderr.write(`account "${args.slug}" added (in ${await where(args)})\n`);
         }),

@@ -28,6 +28,10 @@ describe('printReady: the client line of a tunnel', () => {
     expect(out).toContain(
       `  or inspect it:          npx -y @modelcontextprotocol/inspector@2.12.0 --cli ${PUBLIC} --header "Authorization: Bearer $MCPPIPE_API_KEY" --method tools/list\n`,
     );
+    // the variable is said: it may not be set where the agent runs (the key came from --api-key)
+    expect(out).toContain(
+      '  (set MCPPIPE_API_KEY there to an API key of your account: mcppipe-gateway keys create)\n',
+    );
   });
 
   it('adds no header for oauth, or before the tunnel connected (the local URL is pasted)', () => {
@@ -44,6 +48,7 @@ describe('printReady: the client line of a tunnel', () => {
     });
     expect(pending).toContain('claude mcp add --transport http mcppipe http://127.0.0.1:8808/mcp\n');
     expect(pending).not.toContain('Authorization');
+    expect(oauth).not.toContain('set MCPPIPE_API_KEY');
   });
 });
 

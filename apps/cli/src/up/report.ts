@@ -137,6 +137,10 @@ export function printReady(
     ...(extra.tunnel ? [`mcppipe: ${extra.tunnel.line}`] : []),
     `  add it to Claude Code:  claude mcp add --transport http mcppipe ${paste}${header}`,
     `  or inspect it:          npx -y ${INSPECTOR} --cli ${paste}${header} --method tools/list`,
+    // the variable names a key of the account, where the agent runs (it may be another key than the tunnel's)
+    ...(header
+      ? ['  (set MCPPIPE_API_KEY there to an API key of your account: mcppipe-gateway keys create)']
+      : []),
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
 }

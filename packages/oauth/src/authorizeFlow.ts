@@ -56,8 +56,9 @@ function sessionCookie(ctx: OAuthContext, session: BrowserSession): string {
   return `${cookieName(ctx)}=${session.id}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${BROWSER_SESSION_MAX_AGE_SEC}${secure}`;
 }
 
-function view(r: AuthorizationRequest): ClientView {
+function view(r: AuthorizationRequest, owner?: string): ClientView {
   return {
+    owner,
     clientId: r.client.client_id,
     clientName: r.client.client_name,
     redirectHost: redirectHost(r.redirectUri),
@@ -129,7 +130,8 @@ export function handleAuthorize(
     return issueCodeRedirect(ctx, deps, { r: request, status: 302, cookies });
   const pending = deps.browser.addPending(session.id, request);
   const form = { csrf: session.csrf, requestId: pending.id, cookies };
-  return signedIn ? consentPage(view(request), form) : loginPage(view(request), form);
+  const shown = view(request, deps.owners?.ownerOf(request.resource));
+  return signedIn ? consentPage(shown, form) : loginPage(shown, form);
 }
 
 type FormCheck =
@@ -206,10 +208,11 @@ export async function handleLogin(
   if (!ok) {
     ctx.logger.warn({ ip: req.ip }, 'failed owner sign-in');
     ctx.emit({ type: 'login_failed', ip: req.ip });
-    return loginPage(view(pending.request), {
+    const owner = principal === ADMIN_PRINCIPAL ? undefined : principal;
+    return loginPage(view(pending.request, owner), {
       csrf: session.csrf,
       requestId: pending.id,
-      error: 'Wrong password.',
+      error: owner === undefined ? 'Wrong password.' : `Wrong password for account ${owner}.`,
       status: 401,
     });
   }

@@ -65,6 +65,8 @@ export interface ClientView {
   redirectUri: string;
   resource: string;
   scopes: string[];
+  /** The account whose password approves the request (a relay tunnel's owner, T5); undefined: the gateway's admin. */
+  owner?: string | undefined;
 }
 
 function clientList(v: ClientView): string {
@@ -95,9 +97,12 @@ export function loginPage(
     status: form.status ?? 200,
     title: 'Sign in to the mcppipe gateway',
     body:
-      `<p>An application asks to connect to this gateway. Sign in as the owner to review it.</p>${clientList(v)}${err}` +
+      (v.owner === undefined
+        ? '<p>An application asks to connect to this gateway. Sign in as the owner to review it.</p>'
+        : `<p>An application asks to connect to a tunnel of account <strong>${escapeHtml(v.owner)}</strong>. Sign in with that account's password to review it.</p>`) +
+      `${clientList(v)}${err}` +
       `<form method="post" action="${OAUTH_PATHS.login}">${hidden(form.csrf, form.requestId)}` +
-      `<label for="password">Owner password</label><input type="password" id="password" name="password" autocomplete="current-password" required autofocus>` +
+      `<label for="password">${v.owner === undefined ? 'Owner password' : `Password of account ${escapeHtml(v.owner)}`}</label><input type="password" id="password" name="password" autocomplete="current-password" required autofocus>` +
       `<button type="submit">Sign in</button></form>`,
     cookies: form.cookies,
   });

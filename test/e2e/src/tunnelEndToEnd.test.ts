@@ -129,6 +129,10 @@ describe('tunnel end to end: mcppipe-gateway --tunnel-zone and mcppipe up --tunn
     expect(authUrl.origin + authUrl.pathname).toBe(`${gw.url}/authorize`);
     expect(authUrl.searchParams.get('resource')).toBe(webUrl.href);
     expect(oauth.info?.client_id).toEqual(expect.any(String));
+    // the sign-in page names the account whose password it wants (the tunnel's owner, not the gateway's admin)
+    const signIn = await (await fetch(authUrl)).text();
+    expect(signIn).toContain('a tunnel of account <strong>alice</strong>');
+    expect(signIn).toContain('Password of account alice');
     await expect(approveAsOwner(authUrl, BOB_PW)).rejects.toThrow(/login: 401/); // another account's password
     const callback = await approveAsOwner(authUrl, ALICE_PW);
     await first.finishAuth(callback.searchParams);

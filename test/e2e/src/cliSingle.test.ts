@@ -14,8 +14,17 @@ describe('mcppipe up with one bare source', () => {
     const { tools } = await c.listTools();
     expect(tools.map((t) => t.name)).toContain('echo');
     expect(tools.some((t) => t.name.includes('__'))).toBe(false);
-    const { resources } = await c.listResources();
+    const { resources, nextCursor } = await c.listResources();
     expect(resources[0]?.uri).toMatch(/^demo:\/\//);
+    // the startup table counts the single upstream's lists as in aggregate mode (it showed "-")
+    const row = cli
+      .stderr()
+      .split('\n')
+      .find((l) => /^\S+\s+stdio\s/.test(l))
+      ?.trim()
+      .split(/\s+/);
+    expect(row?.[4]).toBe(String(tools.length));
+    expect(row?.[6]).toBe(`${resources.length}${nextCursor ? '+' : ''}`);
     const r = await c.callTool({ name: 'echo', arguments: { message: 'verbatim' } });
     expect(r.content).toEqual([{ type: 'text', text: 'Echo: verbatim' }]);
     await c.close();

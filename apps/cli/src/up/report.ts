@@ -17,10 +17,13 @@ const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 export function printTable(
   registry: UpstreamRegistry,
   aggregator: Aggregator,
-  options: { startedAt: number; title?: string },
+  options: { startedAt: number; title?: string; listed?: ListedCounts },
 ): void {
   const { startedAt, title } = options;
-  const diagnostics = aggregator.diagnostics().upstreams;
+  const report = aggregator.diagnostics();
+  const diagnostics = report.upstreams;
+  // single-upstream mode caches no list: the warm-up's own counts are that one upstream's
+  const listed = report.mode === 'single' ? options.listed : undefined;
   const counts = new Map(diagnostics.map((d) => [d.upstream, d.lists]));
   const rows: UpstreamRow[] = registry.list().map((u) => {
     const c = counts.get(u.name);
@@ -29,9 +32,9 @@ export function printTable(
       transport: u.spec.transport,
       version: u.protocolVersion ?? '-',
       phase: u.phase,
-      tools: served(c?.tools),
-      prompts: served(c?.prompts),
-      resources: c?.resources?.count ?? '-',
+      tools: c?.tools ? served(c.tools) : (listed?.tools ?? '-'),
+      prompts: c?.prompts ? served(c.prompts) : (listed?.prompts ?? '-'),
+      resources: c?.resources?.count ?? listed?.resources ?? '-',
       startMs: u.phase === 'available' ? Math.max(0, u.lastChangeAt - startedAt) : '-',
       lastError: u.lastError?.split('\n')[0] ?? '',
     };
@@ -146,3 +149,4 @@ export function printReady(
 }
 
 export { warmLists } from './warm.js';
+import type { ListedCounts } from './warm.js';

@@ -64,14 +64,14 @@ export async function printStartup(r: StartupReport): Promise<void> {
   clearTimeout(waited);
   trace('upstreams started');
   if (r.stopping()) return;
-  await warmLists(r.aggregator);
+  const listed = await warmLists(r.aggregator);
   trace('lists warmed');
   if (r.stopping()) return;
   await r.beforeReady?.();
   await tunnelWait;
   if (r.stopping()) return;
   // the table and the ready lines together, with nothing logged between them
-  printTable(r.registry, r.aggregator, { startedAt: r.startedAt });
+  printTable(r.registry, r.aggregator, { startedAt: r.startedAt, listed });
   const tunnel = r.tunnel && {
     line: r.tunnel.line(),
     publicUrl: r.tunnel.client.status.status === 'connected' ? r.tunnel.client.publicUrl : undefined,
@@ -81,9 +81,13 @@ export async function printStartup(r: StartupReport): Promise<void> {
   if (settled) return;
   await allSettled;
   if (r.stopping()) return;
-  await warmLists(r.aggregator);
+  const settledLists = await warmLists(r.aggregator);
   if (r.stopping()) return;
-  printTable(r.registry, r.aggregator, { startedAt: r.startedAt, title: 'every upstream has settled' });
+  printTable(r.registry, r.aggregator, {
+    startedAt: r.startedAt,
+    title: 'every upstream has settled',
+    listed: settledLists,
+  });
 }
 
 /** Settles once the tunnel is connected (or refused, or closed), or after {@link TUNNEL_WAIT_MS}. */
